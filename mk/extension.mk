@@ -1,0 +1,42 @@
+# mk/extension.mk -- shared PGXS glue for this repository's extensions.
+#
+# Each extension's Makefile sets EXTENSION, MODULE_big, OBJS, DATA and the test
+# lists (REGRESS, ISOLATION, TAP_TESTS), then includes this file.  Tests live
+# under test/ (sql, expected, specs, t) as in pgvector.  The targets below run
+# one kind of test each against a temporary instance, so scripts/test can keep
+# going after a failure and count every result.
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS += -I$(srcdir)/src
+PG_CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Wno-sign-compare -Wno-clobbered -Wno-cast-function-type
+
+TEST_CONF ?= $(srcdir)/test/$(EXTENSION).conf
+REGRESS_OPTS += --inputdir=$(srcdir)/test --temp-instance=$(CURDIR)/tmp_regress \
+	$(if $(wildcard $(TEST_CONF)),--temp-config=$(TEST_CONF))
+ISOLATION_OPTS += --inputdir=$(srcdir)/test --temp-instance=$(CURDIR)/tmp_isolation \
+	$(if $(wildcard $(TEST_CONF)),--temp-config=$(TEST_CONF))
+PROVE_TESTS ?= $(wildcard test/t/*.pl)
+PROVE_FLAGS += -I $(srcdir)/test/perl
+
+EXTRA_CLEAN += tmp_regress tmp_isolation results output_iso regression.diffs regression.out
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+.PHONY: regresscheck isolationcheck tapcheck
+
+regresscheck:
+ifdef REGRESS
+	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS)
+endif
+
+isolationcheck:
+ifdef ISOLATION
+	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION)
+endif
+
+tapcheck:
+ifneq ($(PROVE_TESTS),)
+	$(prove_installcheck)
+endif
