@@ -1,0 +1,66 @@
+/*
+ * pg_index_stats.c
+ *		Module entry point of pg_index_stats and the read stream wrapper that
+ *		both statistics functions use to visit every block of an index.
+ *
+ * The wrapper asks the read stream machinery for the contiguous block range
+ * [0, nblocks), so that consecutive blocks can be merged into large reads and
+ * issued ahead of the consumer (asynchronously when io_method allows it).
+ * Buffers come from a BAS_BULKREAD ring, so a scan of a large index does not
+ * evict the rest of shared_buffers.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/read_stream.h"
+#include "utils/rel.h"
+
+#include "pg_index_stats.h"
+
+PG_MODULE_MAGIC_EXT(.name = "pg_index_stats",.version = "1.0");
+
+/* Start a forward pass over all blocks that the index has right now. */
+void
+pis_scan_begin(PisIndexScan *scan, Relation rel)
+{
+	scan->rel = rel;
+	scan->nblocks = RelationGetNumberOfBlocks(rel);
+	scan->range.current_blocknum = 0;
+	scan->range.last_exclusive = scan->nblocks;
+	scan->strategy = GetAccessStrategy(BAS_BULKREAD);
+
+	/*
+	 * block_range_read_stream_cb never blocks nor takes locks, which is what
+	 * batch mode requires of a callback.  The whole range is wanted, so let
+	 * the stream ramp up to its full look-ahead distance at once.
+	 */
+	scan->stream = read_stream_begin_relation(READ_STREAM_FULL |
+											  READ_STREAM_USE_BATCHING,
+											  scan->strategy,
+											  rel,
+											  MAIN_FORKNUM,
+											  block_range_read_stream_cb,
+											  &scan->range,
+											  0);
+}
+
+/* Return the next pinned buffer of the pass, or InvalidBuffer at the end. */
+Buffer
+pis_scan_next(PisIndexScan *scan)
+{
+	CHECK_FOR_INTERRUPTS();
+
+	return read_stream_next_buffer(scan->stream, NULL);
+}
+
+/* Release the stream and its buffer ring once the pass is finished. */
+void
+pis_scan_end(PisIndexScan *scan)
+{
+	read_stream_end(scan->stream);
+	scan->stream = NULL;
+	FreeAccessStrategy(scan->strategy);
+	scan->strategy = NULL;
+}
