@@ -1,0 +1,390 @@
+/*-------------------------------------------------------------------------
+ *
+ * hooks.c
+ *		Planner, executor and utility hooks that measure each statement.
+ *
+ * Which statements count, and at which nesting level, follows
+ * pg_stat_statements so that both report the same rows: top-level and
+ * (with track = all) nested statements, utility commands when
+ * track_utility is on, EXECUTE charged to the prepared statement.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pg_stat_queries.h"
+
+#include "access/parallel.h"
+#include "executor/executor.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/queryjumble.h"
+#include "optimizer/planner.h"
+#include "parser/analyze.h"
+#include "tcop/utility.h"
+#include "utils/memutils.h"
+
+/* Depth of planner/executor/utility calls we are inside of */
+static int	nesting_level = 0;
+
+static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
+static planner_hook_type prev_planner = NULL;
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ExecutorRun_hook_type prev_ExecutorRun = NULL;
+static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
+static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+/* Are statements at this nesting level tracked? */
+static inline bool
+tracking(int level)
+{
+	return pgsq_state != NULL && !IsParallelWorker() &&
+		(pgsq_track == PGSQ_TRACK_ALL ||
+		 (pgsq_track == PGSQ_TRACK_TOP && level == 0));
+}
+
+/* The key of a statement run now by this user in this database */
+static PgsqKey
+current_key(int64 queryid)
+{
+	PgsqKey		key;
+
+	key.userid = GetUserId();
+	key.dbid = MyDatabaseId;
+	key.queryid = queryid;
+	key.toplevel = (nesting_level == 0);
+	return key;
+}
+
+/*
+ * Give a new entry its text when it has none yet.  With constant
+ * locations the text is normalized; without, it is stored only if it
+ * contains no literal, so literal values never reach shared memory.
+ */
+static void
+ensure_text(PgsqSharedEntry *entry, const PgsqKey *key, const char *source,
+			int location, int len, JumbleState *jstate)
+{
+	const char *stmt;
+
+	if (pg_atomic_read_u32(&entry->has_text))
+		return;
+
+	stmt = CleanQuerytext(source, &location, &len);
+	if (jstate != NULL && jstate->clocations_count > 0)
+	{
+		int			norm_len;
+		char	   *norm = pgsq_normalize(jstate, stmt, location, len, &norm_len);
+
+		if (pgsq_qtext_store(key, norm, norm_len, GetDatabaseEncoding()))
+			pg_atomic_write_u32(&entry->has_text, 1);
+		pfree(norm);
+	}
+	else if (jstate != NULL || !pgsq_text_has_literals(stmt, len))
+	{
+		if (pgsq_qtext_store(key, stmt, len, GetDatabaseEncoding()))
+			pg_atomic_write_u32(&entry->has_text, 1);
+	}
+}
+
+/* After parse analysis: create the entry with its normalized text */
+static void
+pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+{
+	if (prev_post_parse_analyze)
+		prev_post_parse_analyze(pstate, query, jstate);
+
+	if (!tracking(nesting_level) || query->queryId == INT64CONST(0))
+		return;
+
+	/* EXECUTE is charged to the prepared statement, not to itself */
+	if (query->utilityStmt && IsA(query->utilityStmt, ExecuteStmt))
+	{
+		if (pgsq_track_utility)
+			query->queryId = INT64CONST(0);
+		return;
+	}
+	if (query->utilityStmt && !pgsq_track_utility)
+		return;
+	if (jstate == NULL || pstate->p_sourcetext == NULL)
+		return;
+
+	{
+		PgsqKey		key = current_key(query->queryId);
+		bool		created;
+
+		ensure_text(pgsq_entry_get(&key, &created), &key, pstate->p_sourcetext,
+					query->stmt_location, query->stmt_len, jstate);
+	}
+}
+
+/* Record a finished statement, and its text if the entry lacks one */
+static void
+record_statement(int64 queryid, const char *source, int location, int len,
+				 PgsqPhase phase, double ms, uint64 rows,
+				 const BufferUsage *bufusage, const WalUsage *walusage,
+				 const JitInstrumentation *jitusage,
+				 int parallel_to_launch, int parallel_launched)
+{
+	PgsqKey		key = current_key(queryid);
+	PgsqSharedEntry *entry;
+
+	entry = pgsq_record(&key, phase, ms, rows, bufusage, walusage, jitusage,
+						parallel_to_launch, parallel_launched);
+	if (source != NULL)
+		ensure_text(entry, &key, source, location, len, NULL);
+	pgsq_maybe_flush_busy();
+}
+
+/* Planner hook: measure planning when track_planning is on */
+static PlannedStmt *
+pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
+			 ParamListInfo boundParams)
+{
+	PlannedStmt *result;
+	bool		measure = tracking(nesting_level) && pgsq_track_planning &&
+		query_string != NULL && parse->queryId != INT64CONST(0);
+	instr_time	start;
+	instr_time	duration;
+	BufferUsage buf_start;
+	BufferUsage bufusage;
+	WalUsage	wal_start;
+	WalUsage	walusage;
+
+	if (measure)
+	{
+		buf_start = pgBufferUsage;
+		wal_start = pgWalUsage;
+		INSTR_TIME_SET_CURRENT(start);
+	}
+
+	/* functions run by the planner are nested statements */
+	nesting_level++;
+	PG_TRY();
+	{
+		if (prev_planner)
+			result = prev_planner(parse, query_string, cursorOptions, boundParams);
+		else
+			result = standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		nesting_level--;
+	}
+	PG_END_TRY();
+
+	if (measure)
+	{
+		INSTR_TIME_SET_CURRENT(duration);
+		INSTR_TIME_SUBTRACT(duration, start);
+		memset(&bufusage, 0, sizeof(bufusage));
+		BufferUsageAccumDiff(&bufusage, &pgBufferUsage, &buf_start);
+		memset(&walusage, 0, sizeof(walusage));
+		WalUsageAccumDiff(&walusage, &pgWalUsage, &wal_start);
+		record_statement(parse->queryId, query_string, parse->stmt_location,
+						 parse->stmt_len, PGSQ_PLAN,
+						 INSTR_TIME_GET_MILLISEC(duration), 0,
+						 &bufusage, &walusage, NULL, 0, 0);
+	}
+	return result;
+}
+
+/* ExecutorStart hook: ask for instrumentation of tracked statements */
+static void
+pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+
+	if (tracking(nesting_level) &&
+		queryDesc->plannedstmt->queryId != INT64CONST(0) &&
+		queryDesc->totaltime == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(queryDesc->estate->es_query_cxt);
+
+		queryDesc->totaltime = InstrAlloc(1, INSTRUMENT_ALL, false);
+		MemoryContextSwitchTo(oldcxt);
+	}
+}
+
+/* ExecutorRun hook: statements run from here on are nested */
+static void
+pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
+{
+	nesting_level++;
+	PG_TRY();
+	{
+		if (prev_ExecutorRun)
+			prev_ExecutorRun(queryDesc, direction, count);
+		else
+			standard_ExecutorRun(queryDesc, direction, count);
+	}
+	PG_FINALLY();
+	{
+		nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+/* ExecutorFinish hook: AFTER triggers and the like are nested too */
+static void
+pgsq_ExecutorFinish(QueryDesc *queryDesc)
+{
+	nesting_level++;
+	PG_TRY();
+	{
+		if (prev_ExecutorFinish)
+			prev_ExecutorFinish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+	}
+	PG_FINALLY();
+	{
+		nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+/* ExecutorEnd hook: record the execution */
+static void
+pgsq_ExecutorEnd(QueryDesc *queryDesc)
+{
+	int64		queryid = queryDesc->plannedstmt->queryId;
+
+	if (queryid != INT64CONST(0) && queryDesc->totaltime &&
+		tracking(nesting_level))
+	{
+		EState	   *estate = queryDesc->estate;
+
+		InstrEndLoop(queryDesc->totaltime);
+		record_statement(queryid, queryDesc->sourceText,
+						 queryDesc->plannedstmt->stmt_location,
+						 queryDesc->plannedstmt->stmt_len, PGSQ_EXEC,
+						 queryDesc->totaltime->total * 1000.0,
+						 estate->es_total_processed,
+						 &queryDesc->totaltime->bufusage,
+						 &queryDesc->totaltime->walusage,
+						 estate->es_jit ? &estate->es_jit->instr : NULL,
+						 estate->es_parallel_workers_to_launch,
+						 estate->es_parallel_workers_launched);
+	}
+
+	if (prev_ExecutorEnd)
+		prev_ExecutorEnd(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+/* Run the next ProcessUtility, at one more nesting level if asked */
+static void
+call_process_utility(bool nested, PlannedStmt *pstmt, const char *queryString,
+					 bool readOnlyTree, ProcessUtilityContext context,
+					 ParamListInfo params, QueryEnvironment *queryEnv,
+					 DestReceiver *dest, QueryCompletion *qc)
+{
+	if (nested)
+		nesting_level++;
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		if (nested)
+			nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * ProcessUtility hook: measure utility commands.  EXECUTE and PREPARE are
+ * not measured here: the executor hooks charge the prepared statement.
+ */
+static void
+pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+					bool readOnlyTree, ProcessUtilityContext context,
+					ParamListInfo params, QueryEnvironment *queryEnv,
+					DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *parsetree = pstmt->utilityStmt;
+	int64		queryid = pstmt->queryId;
+	int			location = pstmt->stmt_location;
+	int			len = pstmt->stmt_len;
+	bool		enabled = pgsq_track_utility && tracking(nesting_level);
+	bool		prepared = IsA(parsetree, ExecuteStmt) ||
+		IsA(parsetree, PrepareStmt);
+	instr_time	start;
+	instr_time	duration;
+	BufferUsage buf_start;
+	BufferUsage bufusage;
+	WalUsage	wal_start;
+	WalUsage	walusage;
+	uint64		rows;
+
+	/*
+	 * Statements inside a utility command (EXPLAIN, DECLARE CURSOR, CREATE
+	 * TABLE AS) are measured here, not again by the executor hooks.
+	 */
+	if (enabled)
+		pstmt->queryId = INT64CONST(0);
+
+	if (!enabled || prepared)
+	{
+		call_process_utility(!prepared, pstmt, queryString, readOnlyTree,
+							 context, params, queryEnv, dest, qc);
+		return;
+	}
+
+	buf_start = pgBufferUsage;
+	wal_start = pgWalUsage;
+	INSTR_TIME_SET_CURRENT(start);
+
+	call_process_utility(true, pstmt, queryString, readOnlyTree, context,
+						 params, queryEnv, dest, qc);
+
+	/* pstmt may be gone now (ROLLBACK frees it): use our copies only */
+	INSTR_TIME_SET_CURRENT(duration);
+	INSTR_TIME_SUBTRACT(duration, start);
+	memset(&bufusage, 0, sizeof(bufusage));
+	BufferUsageAccumDiff(&bufusage, &pgBufferUsage, &buf_start);
+	memset(&walusage, 0, sizeof(walusage));
+	WalUsageAccumDiff(&walusage, &pgWalUsage, &wal_start);
+
+	/* commands that report a row count in their completion tag */
+	rows = (qc && (qc->commandTag == CMDTAG_COPY ||
+				   qc->commandTag == CMDTAG_FETCH ||
+				   qc->commandTag == CMDTAG_SELECT ||
+				   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW)) ?
+		qc->nprocessed : 0;
+
+	if (queryid != INT64CONST(0))
+		record_statement(queryid, queryString, location, len, PGSQ_EXEC,
+						 INSTR_TIME_GET_MILLISEC(duration), rows,
+						 &bufusage, &walusage, NULL, 0, 0);
+}
+
+/* Install our hooks, keeping the previous ones to call */
+void
+pgsq_install_hooks(void)
+{
+	prev_post_parse_analyze = post_parse_analyze_hook;
+	post_parse_analyze_hook = pgsq_post_parse_analyze;
+	prev_planner = planner_hook;
+	planner_hook = pgsq_planner;
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = pgsq_ExecutorStart;
+	prev_ExecutorRun = ExecutorRun_hook;
+	ExecutorRun_hook = pgsq_ExecutorRun;
+	prev_ExecutorFinish = ExecutorFinish_hook;
+	ExecutorFinish_hook = pgsq_ExecutorFinish;
+	prev_ExecutorEnd = ExecutorEnd_hook;
+	ExecutorEnd_hook = pgsq_ExecutorEnd;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = pgsq_ProcessUtility;
+}

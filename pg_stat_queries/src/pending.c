@@ -1,0 +1,282 @@
+/*-------------------------------------------------------------------------
+ *
+ * pending.c
+ *		Backend-local pending counters and their flush into the shared store.
+ *
+ * Every execution adds to this backend's pending data for the statement
+ * (PgStat_EntryRef->pending), which lives in local memory: the execution
+ * path of a known statement writes no shared memory and takes no lock.
+ * Pending data is merged into the shared entry
+ *	- by the statistics system when the backend goes idle (at most once a
+ *	  second, and within ten seconds after the last statement) and at exit;
+ *	- by us, at most once a second while a backend stays inside a long
+ *	  transaction, since the statistics system waits for its end;
+ *	- by us, right before this backend reads the view or resets, so that a
+ *	  session always sees its own statements.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pg_stat_queries.h"
+
+#include "executor/instrument.h"
+#include "jit/jit.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "access/xact.h"
+
+/* How often a busy backend merges its counters, in milliseconds */
+#define PGSQ_BUSY_FLUSH_INTERVAL_MS 1000
+
+/* Compact the list of pending keys when it grows past this many */
+#define PGSQ_PENDING_LIST_COMPACT 1024
+
+/*
+ * Keys of the statements that got pending data since our last own flush.
+ * The statistics system may flush and free pending data behind our back,
+ * so entries here are only hints, looked up again before use.
+ */
+typedef struct PendingKey
+{
+	Oid			dbid;
+	uint64		objid;
+} PendingKey;
+
+static PendingKey *pending_keys = NULL;
+static int	pending_count = 0;
+static int	pending_size = 0;
+static TimestampTz last_own_flush = 0;
+
+/* Drop keys whose pending data the statistics system already flushed */
+static void
+compact_pending_keys(void)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < pending_count; i++)
+	{
+		if (pgstat_fetch_pending_entry(PGSQ_STATS_KIND, pending_keys[i].dbid,
+									   pending_keys[i].objid) != NULL)
+			pending_keys[kept++] = pending_keys[i];
+	}
+	pending_count = kept;
+}
+
+/* Remember that a statement has pending data */
+static void
+remember_pending_key(Oid dbid, uint64 objid)
+{
+	if (pending_count == pending_size)
+	{
+		if (pending_count >= PGSQ_PENDING_LIST_COMPACT)
+			compact_pending_keys();
+		if (pending_count == pending_size)
+		{
+			pending_size = Max(64, pending_size * 2);
+			if (pending_keys == NULL)
+				pending_keys = MemoryContextAlloc(TopMemoryContext,
+												  pending_size * sizeof(PendingKey));
+			else
+				pending_keys = repalloc(pending_keys,
+										pending_size * sizeof(PendingKey));
+		}
+	}
+	pending_keys[pending_count].dbid = dbid;
+	pending_keys[pending_count].objid = objid;
+	pending_count++;
+}
+
+/* Add one timing observation to local counters (Welford's method) */
+static void
+add_timing(PgsqCounters *c, int phase, double ms)
+{
+	int64		n = ++c->calls[phase];
+	double		old_mean = c->mean_time[phase];
+
+	c->total_time[phase] += ms;
+	if (n == 1)
+	{
+		c->min_time[phase] = ms;
+		c->max_time[phase] = ms;
+		c->mean_time[phase] = ms;
+		c->sum_var_time[phase] = 0.0;
+		return;
+	}
+	c->min_time[phase] = Min(c->min_time[phase], ms);
+	c->max_time[phase] = Max(c->max_time[phase], ms);
+	c->mean_time[phase] = old_mean + (ms - old_mean) / n;
+	c->sum_var_time[phase] += (ms - old_mean) * (ms - c->mean_time[phase]);
+}
+
+/*
+ * Record one planning or execution of a statement in local memory, and
+ * return its shared entry (for reading only).  Only the first execution of
+ * a statement unknown to this backend looks at shared memory, to find or
+ * create its entry.
+ */
+PgsqSharedEntry *
+pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
+			const BufferUsage *bufusage, const WalUsage *walusage,
+			const JitInstrumentation *jitusage,
+			int parallel_to_launch, int parallel_launched)
+{
+	uint64		objid = pgsq_objid(key);
+	PgStat_EntryRef *entry_ref;
+	PgsqPending *pending;
+	PgsqCounters *c;
+	bool		created;
+
+	entry_ref = pgstat_prep_pending_entry(PGSQ_STATS_KIND, key->dbid, objid,
+										  &created);
+	if (created)
+		pgsq_entry_created();
+
+	pending = (PgsqPending *) entry_ref->pending;
+	if (!pending->listed)
+	{
+		pending->key = *key;
+		pending->listed = true;
+		remember_pending_key(key->dbid, objid);
+	}
+	c = &pending->counters;
+
+	add_timing(c, phase, ms);
+	if (phase == PGSQ_EXEC)
+	{
+		c->rows += rows;
+		c->last_executed = GetCurrentStatementStartTimestamp();
+	}
+
+	if (bufusage)
+	{
+		c->shared_blks_hit += bufusage->shared_blks_hit;
+		c->shared_blks_read += bufusage->shared_blks_read;
+		c->shared_blks_dirtied += bufusage->shared_blks_dirtied;
+		c->shared_blks_written += bufusage->shared_blks_written;
+		c->local_blks_hit += bufusage->local_blks_hit;
+		c->local_blks_read += bufusage->local_blks_read;
+		c->local_blks_dirtied += bufusage->local_blks_dirtied;
+		c->local_blks_written += bufusage->local_blks_written;
+		c->temp_blks_read += bufusage->temp_blks_read;
+		c->temp_blks_written += bufusage->temp_blks_written;
+		c->shared_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_read_time);
+		c->shared_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_write_time);
+		c->local_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_read_time);
+		c->local_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_write_time);
+		c->temp_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_read_time);
+		c->temp_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_write_time);
+	}
+	if (walusage)
+	{
+		c->wal_records += walusage->wal_records;
+		c->wal_fpi += walusage->wal_fpi;
+		c->wal_bytes += walusage->wal_bytes;
+		c->wal_buffers_full += walusage->wal_buffers_full;
+	}
+	if (jitusage)
+	{
+		c->jit_functions += jitusage->created_functions;
+		c->jit_generation_time += INSTR_TIME_GET_MILLISEC(jitusage->generation_counter);
+		if (INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter))
+			c->jit_inlining_count++;
+		c->jit_inlining_time += INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter);
+		if (INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter))
+			c->jit_optimization_count++;
+		c->jit_optimization_time += INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter);
+		if (INSTR_TIME_GET_MILLISEC(jitusage->emission_counter))
+			c->jit_emission_count++;
+		c->jit_emission_time += INSTR_TIME_GET_MILLISEC(jitusage->emission_counter);
+		if (INSTR_TIME_GET_MILLISEC(jitusage->deform_counter))
+			c->jit_deform_count++;
+		c->jit_deform_time += INSTR_TIME_GET_MILLISEC(jitusage->deform_counter);
+	}
+	c->parallel_workers_to_launch += parallel_to_launch;
+	c->parallel_workers_launched += parallel_launched;
+	return (PgsqSharedEntry *) entry_ref->shared_stats;
+}
+
+/*
+ * Merge one statement's pending counters into its shared entry.  Called by
+ * the statistics system (nowait while the backend is busy) and by us.
+ * Returns false if the entry lock was not available; the data then stays
+ * pending for the next attempt.
+ */
+bool
+pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait)
+{
+	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
+	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
+	PgsqEntryData *data = &entry->data;
+
+	/* entry dropped by a reset or eviction: these counts went with it */
+	if (entry_ref->shared_entry->dropped)
+		return true;
+
+	if (!pgstat_lock_entry(entry_ref, nowait))
+		return false;
+
+	if (data->stats_since == 0)
+	{
+		TimestampTz now = GetCurrentTimestamp();
+
+		data->key = pending->key;
+		data->stats_since = now;
+		data->minmax_stats_since = now;
+	}
+
+	/* a 64-bit objid collision between two statements: keep the first */
+	if (data->key.queryid == pending->key.queryid &&
+		data->key.userid == pending->key.userid &&
+		data->key.dbid == pending->key.dbid &&
+		data->key.toplevel == pending->key.toplevel)
+		pgsq_merge_counters(data, &pending->counters);
+
+	pgstat_unlock_entry(entry_ref);
+
+	pgsq_touch_entry(entry);
+	return true;
+}
+
+/* Try to merge every listed statement's pending counters */
+static void
+flush_listed(bool nowait)
+{
+	for (int i = 0; i < pending_count; i++)
+	{
+		PgStat_EntryRef *entry_ref;
+
+		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND,
+											   pending_keys[i].dbid,
+											   pending_keys[i].objid);
+		if (entry_ref != NULL && pgsq_flush_pending_cb(entry_ref, nowait))
+			pgstat_delete_pending_entry(entry_ref);
+	}
+	compact_pending_keys();
+}
+
+/* Merge all of this backend's pending counters now, waiting for locks */
+void
+pgsq_flush_own_pending(void)
+{
+	flush_listed(false);
+	last_own_flush = GetCurrentTimestamp();
+}
+
+/*
+ * Inside a long transaction the statistics system does not flush; do it
+ * ourselves about once a second, without waiting for any entry lock.
+ * The statement start time is already known, so this costs no clock read.
+ */
+void
+pgsq_maybe_flush_busy(void)
+{
+	TimestampTz now;
+
+	if (pending_count == 0 || !IsTransactionBlock())
+		return;
+	now = GetCurrentStatementStartTimestamp();
+	if (!TimestampDifferenceExceeds(last_own_flush, now,
+									PGSQ_BUSY_FLUSH_INTERVAL_MS))
+		return;
+	last_own_flush = now;
+	flush_listed(true);
+}

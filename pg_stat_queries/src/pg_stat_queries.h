@@ -1,0 +1,210 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_stat_queries.h
+ *		Types and functions shared by the files of pg_stat_queries.
+ *
+ * One statement is identified by (userid, dbid, queryid, toplevel), as in
+ * pg_stat_statements.  Its counters live in three places:
+ *
+ *	- PgsqCounters in backend-local pending data (pending.c), updated on
+ *	  every execution without touching shared memory;
+ *	- PgsqSharedEntry in the cumulative statistics system's shared hash
+ *	  (store.c), where pending counters are merged in batches;
+ *	- the query text, in a hash of our own in shared memory (qtext.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PG_STAT_QUERIES_H
+#define PG_STAT_QUERIES_H
+
+#include "compat.h"
+
+#include "datatype/timestamp.h"
+#include "executor/instrument.h"
+#include "jit/jit.h"
+#include "nodes/queryjumble.h"
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+#include "utils/pgstat_internal.h"
+
+/* Index into the per-phase arrays of PgsqCounters */
+typedef enum PgsqPhase
+{
+	PGSQ_PLAN = 0,
+	PGSQ_EXEC,
+} PgsqPhase;
+
+#define PGSQ_NUM_PHASES 2
+
+/* Identity of a tracked statement */
+typedef struct PgsqKey
+{
+	Oid			userid;
+	Oid			dbid;
+	int64		queryid;
+	bool		toplevel;
+} PgsqKey;
+
+/* Counters of one statement: the same set in pending and shared data */
+typedef struct PgsqCounters
+{
+	int64		calls[PGSQ_NUM_PHASES]; /* plans, calls */
+	double		total_time[PGSQ_NUM_PHASES];	/* milliseconds */
+	double		min_time[PGSQ_NUM_PHASES];
+	double		max_time[PGSQ_NUM_PHASES];
+	double		mean_time[PGSQ_NUM_PHASES];
+	double		sum_var_time[PGSQ_NUM_PHASES];	/* sum of squared deviations */
+	int64		rows;
+	int64		shared_blks_hit;
+	int64		shared_blks_read;
+	int64		shared_blks_dirtied;
+	int64		shared_blks_written;
+	int64		local_blks_hit;
+	int64		local_blks_read;
+	int64		local_blks_dirtied;
+	int64		local_blks_written;
+	int64		temp_blks_read;
+	int64		temp_blks_written;
+	double		shared_blk_read_time;
+	double		shared_blk_write_time;
+	double		local_blk_read_time;
+	double		local_blk_write_time;
+	double		temp_blk_read_time;
+	double		temp_blk_write_time;
+	int64		wal_records;
+	int64		wal_fpi;
+	uint64		wal_bytes;
+	int64		wal_buffers_full;
+	int64		jit_functions;
+	double		jit_generation_time;
+	int64		jit_inlining_count;
+	double		jit_inlining_time;
+	int64		jit_optimization_count;
+	double		jit_optimization_time;
+	int64		jit_emission_count;
+	double		jit_emission_time;
+	int64		jit_deform_count;
+	double		jit_deform_time;
+	int64		parallel_workers_to_launch;
+	int64		parallel_workers_launched;
+	TimestampTz last_executed;	/* start of the latest execution */
+} PgsqCounters;
+
+/* Backend-local pending data of one statement (PgStat_EntryRef->pending) */
+typedef struct PgsqPending
+{
+	PgsqCounters counters;
+	PgsqKey		key;
+	bool		listed;			/* key is in the local list of pending keys */
+} PgsqPending;
+
+/* The part of a shared entry that is written to the statistics file */
+typedef struct PgsqEntryData
+{
+	PgsqKey		key;
+	PgsqCounters counters;
+	bool		minmax_valid[PGSQ_NUM_PHASES];	/* false until first merge, and
+												 * after a min/max reset */
+	TimestampTz stats_since;
+	TimestampTz minmax_stats_since;
+} PgsqEntryData;
+
+/* A shared entry, in the cumulative statistics system's hash */
+typedef struct PgsqSharedEntry
+{
+	PgStatShared_Common header; /* holds the entry's LWLock */
+	PgsqEntryData data;
+	pg_atomic_uint32 has_text;	/* text known to be stored (a hint) */
+	pg_atomic_uint32 usage;		/* clock-sweep usage count */
+} PgsqSharedEntry;
+
+/* Fixed shared state (store.c); see the locking notes there */
+typedef struct PgsqSharedState
+{
+	LWLock	   *lock;			/* protects stats_reset */
+	TimestampTz stats_reset;
+	pg_atomic_uint64 dealloc;	/* eviction passes */
+	pg_atomic_uint64 evicted_entries;
+	pg_atomic_uint64 texts_missing; /* texts that could not be stored */
+	pg_atomic_uint64 text_bytes;	/* bytes of stored query texts */
+	pg_atomic_uint64 last_eviction_time;
+	pg_atomic_uint32 sweep_hand;	/* next partition for the clock sweep */
+	pg_atomic_uint32 sweeping;	/* a sweep slice is running */
+	int			text_tranche_id;
+	dshash_table_handle text_hash_handle;
+	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */
+} PgsqSharedState;
+
+/* Which entries a reset applies to; zero fields match everything */
+typedef struct PgsqResetFilter
+{
+	Oid			userid;
+	Oid			dbid;
+	int64		queryid;
+} PgsqResetFilter;
+
+/* settings.c */
+typedef enum PgsqTrackLevel
+{
+	PGSQ_TRACK_NONE,
+	PGSQ_TRACK_TOP,
+	PGSQ_TRACK_ALL,
+} PgsqTrackLevel;
+
+extern int	pgsq_max;
+extern int	pgsq_track;
+extern bool pgsq_track_utility;
+extern bool pgsq_track_planning;
+extern bool pgsq_save;
+extern int	pgsq_query_text_memory; /* kilobytes */
+extern void pgsq_define_settings(void);
+
+/* store.c */
+extern PgsqSharedState *pgsq_state;
+extern PgStat_KindInfo pgsq_kind_info;
+extern void pgsq_shmem_request(void);
+extern void pgsq_shmem_startup(void);
+extern bool pgsq_store_ready(void);
+extern void pgsq_require_store(void);
+extern uint64 pgsq_objid(const PgsqKey *key);
+extern PgsqSharedEntry *pgsq_entry_get(const PgsqKey *key, bool *created);
+extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);
+extern int	pgsq_collect_entries(PgsqEntryData **entries);
+extern int64 pgsq_count_entries(void);
+extern TimestampTz pgsq_reset_entries(const PgsqResetFilter *filter,
+									  bool minmax_only);
+
+/* pending.c */
+extern PgsqSharedEntry *pgsq_record(const PgsqKey *key, PgsqPhase phase,
+									double ms, uint64 rows, const BufferUsage *bufusage,
+						const WalUsage *walusage,
+						const JitInstrumentation *jitusage,
+						int parallel_to_launch, int parallel_launched);
+extern bool pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait);
+extern void pgsq_flush_own_pending(void);
+extern void pgsq_maybe_flush_busy(void);
+
+/* eviction.c */
+extern void pgsq_entry_created(void);
+extern void pgsq_touch_entry(PgsqSharedEntry *entry);
+
+/* qtext.c */
+extern void pgsq_qtext_attach(void);
+extern void pgsq_qtext_shmem_init(PgsqSharedState *state, bool found);
+extern Size pgsq_qtext_shmem_size(void);
+extern bool pgsq_qtext_store(const PgsqKey *key, const char *text, int len,
+							 int encoding);
+extern char *pgsq_qtext_fetch(const PgsqKey *key, int *encoding);
+extern void pgsq_qtext_remove(const PgsqKey *key);
+extern void pgsq_qtext_remove_all(void);
+extern void pgsq_qtext_init_backend(void);
+
+/* normalize.c */
+extern char *pgsq_normalize(JumbleState *jstate, const char *query,
+							int query_loc, int query_len, int *out_len);
+extern bool pgsq_text_has_literals(const char *query, int query_len);
+
+/* hooks.c */
+extern void pgsq_install_hooks(void);
+
+#endif							/* PG_STAT_QUERIES_H */

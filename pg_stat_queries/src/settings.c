@@ -1,0 +1,100 @@
+/*-------------------------------------------------------------------------
+ *
+ * settings.c
+ *		Every configuration parameter of pg_stat_queries, defined in one place.
+ *
+ * The names, meanings and defaults follow pg_stat_statements, except that
+ * max and query_text_memory take effect at reload instead of restart.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pg_stat_queries.h"
+
+#include "utils/guc.h"
+
+static const struct config_enum_entry track_level_options[] = {
+	{"none", PGSQ_TRACK_NONE, false},
+	{"top", PGSQ_TRACK_TOP, false},
+	{"all", PGSQ_TRACK_ALL, false},
+	{NULL, 0, false}
+};
+
+int			pgsq_max = 5000;
+int			pgsq_track = PGSQ_TRACK_TOP;
+bool		pgsq_track_utility = true;
+bool		pgsq_track_planning = false;
+bool		pgsq_save = true;
+int			pgsq_query_text_memory = 16 * 1024;
+
+/* Keep the statistics file in step with .save: only saved kinds are written */
+static void
+assign_save(bool newval, void *extra)
+{
+	pgsq_kind_info.write_to_file = newval;
+}
+
+/* Define the settings; called from _PG_init */
+void
+pgsq_define_settings(void)
+{
+	DefineCustomIntVariable("pg_stat_queries.max",
+							"Sets the maximum number of statements tracked by pg_stat_queries.",
+							"Takes effect at reload: lowering it evicts the least used entries.",
+							&pgsq_max,
+							5000,
+							100,
+							INT_MAX / 2,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("pg_stat_queries.track",
+							 "Selects which statements are tracked by pg_stat_queries.",
+							 NULL,
+							 &pgsq_track,
+							 PGSQ_TRACK_TOP,
+							 track_level_options,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_stat_queries.track_utility",
+							 "Selects whether utility commands are tracked by pg_stat_queries.",
+							 NULL,
+							 &pgsq_track_utility,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_stat_queries.track_planning",
+							 "Selects whether planning duration is tracked by pg_stat_queries.",
+							 NULL,
+							 &pgsq_track_planning,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_stat_queries.save",
+							 "Save pg_stat_queries statistics across server shutdowns.",
+							 NULL,
+							 &pgsq_save,
+							 true,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, assign_save, NULL);
+
+	DefineCustomIntVariable("pg_stat_queries.query_text_memory",
+							"Sets the shared memory available for normalized query texts.",
+							"Statements whose text does not fit are still tracked, with a NULL query.",
+							&pgsq_query_text_memory,
+							16 * 1024,
+							0,
+							INT_MAX / 2,
+							PGC_SIGHUP,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("pg_stat_queries");
+}

@@ -1,0 +1,412 @@
+/*-------------------------------------------------------------------------
+ *
+ * store.c
+ *		The shared store of statement statistics.
+ *
+ * Entries are a custom kind of PostgreSQL's cumulative statistics system
+ * (pgstat_register_kind): they live in its partitioned shared hash (a
+ * dshash), each with an LWLock in its header.  Backends keep a local cache
+ * of references to entries, so looking up a known statement touches no
+ * shared memory at all, and they accumulate counters in local pending data
+ * (pending.c) that is merged into the entry in batches.
+ *
+ * Locking rules
+ * -------------
+ * - A dshash partition lock (pgstat's) protects the set of entries in that
+ *   partition: creating an entry takes one partition lock exclusively,
+ *   dropping one likewise, scanning takes them shared one partition at a
+ *   time.  No code here holds two partition locks at once.
+ * - An entry's LWLock (header.lock) protects its PgsqEntryData.  Flushing
+ *   pending counters takes it exclusively, with nowait while a backend is
+ *   busy; readers take it shared.  It may be taken while holding the
+ *   entry's partition lock, never the other way around.
+ * - has_text and usage are atomics, written without the entry lock.
+ * - Query texts are in a separate hash (qtext.c) with partition locks of
+ *   its own.  We never take a text lock while holding any pgstat lock, so
+ *   the two hashes cannot deadlock: resets collect the dropped keys first
+ *   and remove their texts after releasing pgstat's locks.
+ * - pgsq_state->lock protects stats_reset only; the other counters of
+ *   pgsq_state are atomics.
+ * - No file I/O happens under any of these locks; the text file is written
+ *   by the checkpointer at shutdown and read by the startup process, when
+ *   no query runs.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pg_stat_queries.h"
+
+#include "common/hashfn.h"
+#include "lib/dshash.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "utils/timestamp.h"
+
+PgsqSharedState *pgsq_state = NULL;
+
+static void pgsq_init_backend_cb(void);
+
+/* Our kind of cumulative statistics; write_to_file follows .save */
+PgStat_KindInfo pgsq_kind_info = {
+	.name = "pg_stat_queries",
+	.fixed_amount = false,
+	.accessed_across_databases = true,
+	.write_to_file = true,
+	.shared_size = sizeof(PgsqSharedEntry),
+	.shared_data_off = offsetof(PgsqSharedEntry, data),
+	.shared_data_len = sizeof(((PgsqSharedEntry *) 0)->data),
+	.pending_size = sizeof(PgsqPending),
+	.flush_pending_cb = pgsq_flush_pending_cb,
+	.init_backend_cb = pgsq_init_backend_cb,
+};
+
+/* Per-backend setup done by the statistics system (all process types) */
+static void
+pgsq_init_backend_cb(void)
+{
+	pgsq_qtext_init_backend();
+}
+
+/* Reserve our fixed shared memory; called from shmem_request_hook */
+void
+pgsq_shmem_request(void)
+{
+	RequestAddinShmemSpace(pgsq_qtext_shmem_size());
+	RequestNamedLWLockTranche("pg_stat_queries", 1);
+}
+
+/* Create or find our fixed shared memory; called from shmem_startup_hook */
+void
+pgsq_shmem_startup(void)
+{
+	bool		found;
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	pgsq_state = ShmemInitStruct("pg_stat_queries", pgsq_qtext_shmem_size(),
+								 &found);
+	if (!found)
+	{
+		pgsq_state->lock = &(GetNamedLWLockTranche("pg_stat_queries"))->lock;
+		pgsq_state->stats_reset = GetCurrentTimestamp();
+		pg_atomic_init_u64(&pgsq_state->dealloc, 0);
+		pg_atomic_init_u64(&pgsq_state->evicted_entries, 0);
+		pg_atomic_init_u64(&pgsq_state->texts_missing, 0);
+		pg_atomic_init_u64(&pgsq_state->text_bytes, 0);
+		pg_atomic_init_u64(&pgsq_state->last_eviction_time, 0);
+		pg_atomic_init_u32(&pgsq_state->sweep_hand, 0);
+		pg_atomic_init_u32(&pgsq_state->sweeping, 0);
+	}
+	pgsq_qtext_shmem_init(pgsq_state, found);
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* Is the library loaded through shared_preload_libraries? */
+bool
+pgsq_store_ready(void)
+{
+	return pgsq_state != NULL;
+}
+
+/* Error out from SQL functions when the library was not preloaded */
+void
+pgsq_require_store(void)
+{
+	if (!pgsq_store_ready())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_stat_queries must be loaded via \"shared_preload_libraries\"")));
+}
+
+/*
+ * The statistics system identifies an entry by (kind, dboid, objid); fold
+ * userid, queryid and toplevel into the 64-bit objid.  queryid is already a
+ * hash, so mixing in the rest keeps collisions as unlikely as between two
+ * queryids.  The full key is kept in the entry and checked on every merge.
+ */
+uint64
+pgsq_objid(const PgsqKey *key)
+{
+	uint64		extra = ((uint64) key->userid << 1) | (key->toplevel ? 1 : 0);
+
+	return hash_combine64((uint64) key->queryid, murmurhash64(extra));
+}
+
+/* Look up a statement's shared entry, creating it if needed */
+PgsqSharedEntry *
+pgsq_entry_get(const PgsqKey *key, bool *created)
+{
+	PgStat_EntryRef *entry_ref;
+
+	entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
+									 pgsq_objid(key), true, created);
+	if (*created)
+		pgsq_entry_created();
+	return (PgsqSharedEntry *) entry_ref->shared_stats;
+}
+
+/* Merge one phase's timing summary with Chan et al.'s parallel algorithm */
+static void
+merge_phase(PgsqEntryData *dst, const PgsqCounters *src, int phase)
+{
+	int64		n_a = dst->counters.calls[phase];
+	int64		n_b = src->calls[phase];
+	double		n = (double) (n_a + n_b);
+	PgsqCounters *d = &dst->counters;
+
+	if (n_b == 0)
+		return;
+
+	if (n_a == 0)
+	{
+		d->mean_time[phase] = src->mean_time[phase];
+		d->sum_var_time[phase] = src->sum_var_time[phase];
+	}
+	else
+	{
+		double		delta = src->mean_time[phase] - d->mean_time[phase];
+
+		d->mean_time[phase] += delta * n_b / n;
+		d->sum_var_time[phase] += src->sum_var_time[phase] +
+			delta * delta * ((double) n_a * n_b / n);
+	}
+
+	if (!dst->minmax_valid[phase])
+	{
+		d->min_time[phase] = src->min_time[phase];
+		d->max_time[phase] = src->max_time[phase];
+		dst->minmax_valid[phase] = true;
+	}
+	else
+	{
+		d->min_time[phase] = Min(d->min_time[phase], src->min_time[phase]);
+		d->max_time[phase] = Max(d->max_time[phase], src->max_time[phase]);
+	}
+
+	d->calls[phase] += n_b;
+	d->total_time[phase] += src->total_time[phase];
+}
+
+/* Add pending counters to an entry's data; caller holds the entry lock */
+void
+pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
+{
+	PgsqCounters *d = &dst->counters;
+
+	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
+		merge_phase(dst, src, phase);
+
+	d->rows += src->rows;
+	d->shared_blks_hit += src->shared_blks_hit;
+	d->shared_blks_read += src->shared_blks_read;
+	d->shared_blks_dirtied += src->shared_blks_dirtied;
+	d->shared_blks_written += src->shared_blks_written;
+	d->local_blks_hit += src->local_blks_hit;
+	d->local_blks_read += src->local_blks_read;
+	d->local_blks_dirtied += src->local_blks_dirtied;
+	d->local_blks_written += src->local_blks_written;
+	d->temp_blks_read += src->temp_blks_read;
+	d->temp_blks_written += src->temp_blks_written;
+	d->shared_blk_read_time += src->shared_blk_read_time;
+	d->shared_blk_write_time += src->shared_blk_write_time;
+	d->local_blk_read_time += src->local_blk_read_time;
+	d->local_blk_write_time += src->local_blk_write_time;
+	d->temp_blk_read_time += src->temp_blk_read_time;
+	d->temp_blk_write_time += src->temp_blk_write_time;
+	d->wal_records += src->wal_records;
+	d->wal_fpi += src->wal_fpi;
+	d->wal_bytes += src->wal_bytes;
+	d->wal_buffers_full += src->wal_buffers_full;
+	d->jit_functions += src->jit_functions;
+	d->jit_generation_time += src->jit_generation_time;
+	d->jit_inlining_count += src->jit_inlining_count;
+	d->jit_inlining_time += src->jit_inlining_time;
+	d->jit_optimization_count += src->jit_optimization_count;
+	d->jit_optimization_time += src->jit_optimization_time;
+	d->jit_emission_count += src->jit_emission_count;
+	d->jit_emission_time += src->jit_emission_time;
+	d->jit_deform_count += src->jit_deform_count;
+	d->jit_deform_time += src->jit_deform_time;
+	d->parallel_workers_to_launch += src->parallel_workers_to_launch;
+	d->parallel_workers_launched += src->parallel_workers_launched;
+	d->last_executed = Max(d->last_executed, src->last_executed);
+}
+
+/* Our entries' shared part, or NULL for other kinds and dropped entries */
+static PgsqSharedEntry *
+entry_of_hash_entry(PgStatShared_HashEntry *hent)
+{
+	if (hent->key.kind != PGSQ_STATS_KIND || hent->dropped)
+		return NULL;
+	return (PgsqSharedEntry *) dsa_get_address(pgStatLocal.dsa, hent->body);
+}
+
+/*
+ * Copy the data of every initialized entry into a palloc'd array.
+ * Partition locks are taken shared, one at a time, and each entry's lock
+ * shared while it is copied; nothing else is done under them.
+ */
+int
+pgsq_collect_entries(PgsqEntryData **entries)
+{
+	dshash_seq_status hstat;
+	PgStatShared_HashEntry *hent;
+	int			n = 0;
+	int			size = 256;
+	PgsqEntryData *result = palloc(size * sizeof(PgsqEntryData));
+
+	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+	while ((hent = dshash_seq_next(&hstat)) != NULL)
+	{
+		PgsqSharedEntry *entry = entry_of_hash_entry(hent);
+
+		if (entry == NULL)
+			continue;
+		if (n == size)
+		{
+			size *= 2;
+			result = repalloc_huge(result, size * sizeof(PgsqEntryData));
+		}
+		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		result[n] = entry->data;
+		LWLockRelease(&entry->header.lock);
+		if (result[n].stats_since != 0)
+			n++;
+	}
+	dshash_seq_term(&hstat);
+
+	*entries = result;
+	return n;
+}
+
+/* Count our entries, initialized or not, one partition at a time */
+int64
+pgsq_count_entries(void)
+{
+	dshash_seq_status hstat;
+	PgStatShared_HashEntry *hent;
+	int64		n = 0;
+
+	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+	while ((hent = dshash_seq_next(&hstat)) != NULL)
+	{
+		if (entry_of_hash_entry(hent) != NULL)
+			n++;
+	}
+	dshash_seq_term(&hstat);
+	return n;
+}
+
+/* Does an entry's key pass a reset filter? */
+static bool
+filter_matches(const PgsqResetFilter *filter, const PgsqEntryData *data)
+{
+	if (data->stats_since == 0)
+	{
+		/* not yet merged into, so its key is unknown: only a full reset */
+		return filter->userid == InvalidOid && filter->dbid == InvalidOid &&
+			filter->queryid == 0;
+	}
+	return (filter->userid == InvalidOid || filter->userid == data->key.userid) &&
+		(filter->dbid == InvalidOid || filter->dbid == data->key.dbid) &&
+		(filter->queryid == 0 || filter->queryid == data->key.queryid);
+}
+
+/* State passed to drop_matching through pgstat_drop_matching_entries */
+typedef struct DropMatching
+{
+	const PgsqResetFilter *filter;
+	List	   *dropped;		/* PgsqKey copies, for text removal */
+} DropMatching;
+
+/* pgstat_drop_matching_entries callback: pick our entries to drop */
+static bool
+drop_matching(PgStatShared_HashEntry *hent, Datum arg)
+{
+	DropMatching *state = (DropMatching *) DatumGetPointer(arg);
+	PgsqSharedEntry *entry = entry_of_hash_entry(hent);
+
+	if (entry == NULL || !filter_matches(state->filter, &entry->data))
+		return false;
+	if (entry->data.stats_since != 0)
+	{
+		PgsqKey    *key = palloc(sizeof(PgsqKey));
+
+		*key = entry->data.key;
+		state->dropped = lappend(state->dropped, key);
+	}
+	return true;
+}
+
+/*
+ * Reset entries that match the filter: drop them, or with minmax_only
+ * clear their min/max times.  Executing queries never wait for the whole
+ * reset: partitions are processed one at a time, and a backend whose
+ * entry disappears simply creates a new one.
+ */
+TimestampTz
+pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	bool		full = filter->userid == InvalidOid &&
+		filter->dbid == InvalidOid && filter->queryid == 0;
+
+	if (minmax_only)
+	{
+		dshash_seq_status hstat;
+		PgStatShared_HashEntry *hent;
+
+		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+		while ((hent = dshash_seq_next(&hstat)) != NULL)
+		{
+			PgsqSharedEntry *entry = entry_of_hash_entry(hent);
+
+			if (entry == NULL)
+				continue;
+			LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+			if (entry->data.stats_since != 0 &&
+				filter_matches(filter, &entry->data))
+			{
+				for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
+				{
+					entry->data.counters.min_time[phase] = 0;
+					entry->data.counters.max_time[phase] = 0;
+					entry->data.minmax_valid[phase] = false;
+				}
+				entry->data.minmax_stats_since = now;
+			}
+			LWLockRelease(&entry->header.lock);
+		}
+		dshash_seq_term(&hstat);
+		return now;
+	}
+	else
+	{
+		DropMatching state = {filter, NIL};
+		ListCell   *lc;
+
+		pgstat_drop_matching_entries(drop_matching, PointerGetDatum(&state));
+		pgstat_request_entry_refs_gc();
+
+		/* texts only now, with no pgstat lock held */
+		if (full)
+			pgsq_qtext_remove_all();
+		else
+		{
+			foreach(lc, state.dropped)
+				pgsq_qtext_remove((PgsqKey *) lfirst(lc));
+		}
+		list_free_deep(state.dropped);
+
+		if (full)
+		{
+			LWLockAcquire(pgsq_state->lock, LW_EXCLUSIVE);
+			pgsq_state->stats_reset = now;
+			LWLockRelease(pgsq_state->lock);
+			pg_atomic_write_u64(&pgsq_state->dealloc, 0);
+			pg_atomic_write_u64(&pgsq_state->evicted_entries, 0);
+			pg_atomic_write_u64(&pgsq_state->texts_missing, 0);
+			pg_atomic_write_u64(&pgsq_state->last_eviction_time, 0);
+		}
+	}
+	return now;
+}
