@@ -8,7 +8,7 @@
 # scripts/test wraps all of this for the assert build and prints a summary.
 
 PG_CONFIG ?= pg_config
-EXTENSIONS = pg_stat_queries pg_index_stats
+EXTENSIONS ?= pg_stat_queries pg_index_stats
 
 .PHONY: all install installcheck regresscheck isolationcheck tapcheck clean
 

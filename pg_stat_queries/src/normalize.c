@@ -165,8 +165,8 @@ token_is_literal(const char *tok)
 		return true;			/* E'', B'', X'', N'' */
 	if ((c == 'u' || c == 'U') && tok[1] == '&' && tok[2] == '\'')
 		return true;			/* U&'' */
-	return pg_strcasecmp(tok, "true") == 0 || pg_strcasecmp(tok, "false") == 0 ||
-		pg_strcasecmp(tok, "null") == 0;
+	/* NULL holds no value worth hiding, and IS [NOT] NULL is common */
+	return pg_strcasecmp(tok, "true") == 0 || pg_strcasecmp(tok, "false") == 0;
 }
 
 /*

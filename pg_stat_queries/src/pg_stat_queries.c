@@ -13,6 +13,7 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/queryjumble.h"
 #include "storage/ipc.h"
 
 PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
@@ -44,6 +45,9 @@ _PG_init(void)
 {
 	if (!process_shared_preload_libraries_in_progress)
 		return;
+
+	/* compute_query_id = auto computes query IDs only if somebody asks */
+	EnableQueryId();
 
 	pgsq_define_settings();
 	pgsq_kind_info.write_to_file = pgsq_save;
