@@ -51,9 +51,40 @@ SET ROLE regress_pis_user;
 SELECT leaf_pages FROM pg_index_stats('err_btree');
 SELECT live_items FROM pg_hash_index_stats('err_hash');
 RESET ROLE;
-SELECT grantee, privilege_type FROM information_schema.routine_privileges
+SELECT routine_name, grantee, privilege_type FROM information_schema.routine_privileges
   WHERE routine_name IN ('pg_index_stats', 'pg_hash_index_stats')
     AND grantee <> current_user
   ORDER BY routine_name, grantee;
+
+-- the SQLSTATE of every refusal above
+CREATE FUNCTION sqlstate_of(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE query;
+  RETURN 'no error';
+EXCEPTION WHEN others THEN
+  RETURN SQLSTATE;
+END
+$$;
+CREATE ROLE regress_pis_nopriv;
+GRANT EXECUTE ON FUNCTION sqlstate_of(text) TO regress_pis_nopriv;
+SELECT fn, rel, sqlstate_of(format('SELECT * FROM %s(%L)', fn, rel)) AS sqlstate
+  FROM (VALUES ('pg_index_stats', 'err_tab'),
+               ('pg_index_stats', 'err_view'),
+               ('pg_hash_index_stats', 'err_seq'),
+               ('pg_index_stats', 'err_gin'),
+               ('pg_hash_index_stats', 'err_btree'),
+               ('pg_index_stats', 'err_parted_a'),
+               ('pg_hash_index_stats', 'err_parted_h'),
+               ('pg_index_stats', 'err_invalid_bt'),
+               ('pg_hash_index_stats', 'err_invalid_h'),
+               ('pg_index_stats', 'err_btree'),
+               ('pg_hash_index_stats', 'err_hash')) AS c(fn, rel);
+SET ROLE regress_pis_nopriv;
+SELECT sqlstate_of('SELECT * FROM pg_index_stats(''err_btree'')') AS btree_nopriv,
+       sqlstate_of('SELECT * FROM pg_hash_index_stats(''err_hash'')') AS hash_nopriv;
+RESET ROLE;
+DROP FUNCTION sqlstate_of(text);
+DROP ROLE regress_pis_nopriv;
 DROP OWNED BY regress_pis_user;
 DROP ROLE regress_pis_user;

@@ -31,6 +31,10 @@ SELECT version, bitmap_pages, live_items, dead_items,
        bucket_pages > 1 AS many_buckets
   FROM pg_hash_index_stats('h_keys_a');
 
+SELECT version, bucket_pages, overflow_pages, bitmap_pages, unused_pages,
+       live_items, dead_items, round(free_percent::numeric, 2) AS free_percent
+  FROM pg_hash_index_stats('h_keys_a');
+
 -- few distinct text keys: long bucket chains of overflow pages
 CREATE TABLE h_dup (t text) WITH (autovacuum_enabled = off);
 INSERT INTO h_dup SELECT 'key ' || (g % 4) FROM generate_series(1, 20000) g;

@@ -41,7 +41,7 @@ foreach my $case (
 	my ($stdout, $stderr);
 	my $ret = $node->psql(
 		'postgres',
-		"\\set VERBOSITY verbose\nSELECT * FROM $func($oid::oid::regclass)",
+		"\\set VERBOSITY verbose\nSELECT * FROM $func(${oid}::oid::regclass)",
 		stdout => \$stdout,
 		stderr => \$stderr);
 	isnt($ret, 0, "$func fails on another session's temporary index");
