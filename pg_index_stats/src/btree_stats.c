@@ -84,7 +84,8 @@ read_btree_metapage(Relation rel, Buffer buf, BtreeTotals *totals)
 
 /* Classify one non-meta page and add it to the running totals. */
 static void
-account_btree_page(Page page, BlockNumber blkno, BtreeTotals *totals)
+account_btree_page(Relation rel, Page page, BlockNumber blkno,
+				   BtreeTotals *totals)
 {
 	BTPageOpaque opaque;
 
@@ -100,6 +101,13 @@ account_btree_page(Page page, BlockNumber blkno, BtreeTotals *totals)
 		totals->internal_pages++;
 		return;
 	}
+
+	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(BTPageOpaqueData)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has a corrupted page at block %u",
+						RelationGetRelationName(rel), blkno),
+				 errdetail("The page has an unexpected special space size.")));
 
 	opaque = BTPageGetOpaque(page);
 
@@ -152,7 +160,7 @@ collect_btree_totals(Relation rel, BtreeTotals *totals)
 		if (blkno == BTREE_METAPAGE)
 			read_btree_metapage(rel, buf, totals);
 		else
-			account_btree_page(BufferGetPage(buf), blkno, totals);
+			account_btree_page(rel, BufferGetPage(buf), blkno, totals);
 		UnlockReleaseBuffer(buf);
 	}
 
