@@ -198,6 +198,11 @@ done
 
 # Summarize: median per configuration and the speedup of pg_index_stats.
 pg_version=$("$PGBIN/postgres" --version)
+if "$PGBIN/pg_config" --configure | grep -q -- --enable-cassert; then
+	build_kind="assert-enabled build"
+else
+	build_kind="release build, CFLAGS $("$PGBIN/pg_config" --cflags | grep -o -- '-O[0-9s]' | tail -n 1)"
+fi
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 mem_gb=$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)
 summary="$BENCH_DIR/summary.csv"
@@ -205,8 +210,8 @@ echo "io_method,cache,size_mb,layout,index_mb,pgstatindex_ms,pg_index_stats_ms,s
 {
 	echo "# pg_index_stats vs pgstatindex"
 	echo
-	echo "Environment: $pg_version (release build, -O2), $(nproc) CPUs ($cpu), ${mem_gb} GB RAM," \
-		"kernel $(uname -r), shared_buffers ${sb_mb}MB, default io_combine_limit/effective_io_concurrency," \
+	echo "Environment: $pg_version ($build_kind), $(nproc) CPUs ($cpu), ${mem_gb} GB RAM," \
+		"kernel $(uname -r), block device read_ahead_kb $(cat /sys/block/*/queue/read_ahead_kb 2>/dev/null | head -n 1), shared_buffers ${sb_mb}MB, default io_combine_limit/effective_io_concurrency," \
 		"SIZES=\"$SIZES\", REPEATS=$REPEATS, $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo
 	echo "Cold: server restarted and kernel page cache dropped before every run." \
