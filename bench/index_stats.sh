@@ -198,6 +198,10 @@ done
 
 # Summarize: median per configuration and the speedup of pg_index_stats.
 pg_version=$("$PGBIN/postgres" --version)
+# kernel read-ahead of the block device holding the cluster
+disk=$(basename "$(df --output=source "$BENCH_DIR" | tail -n 1)")
+[ -e "/sys/block/$disk" ] || disk=$(lsblk -no pkname "/dev/$disk" 2>/dev/null | head -n 1)
+readahead=$(cat "/sys/block/$disk/queue/read_ahead_kb" 2>/dev/null || echo "?")
 if "$PGBIN/pg_config" --configure | grep -q -- --enable-cassert; then
 	build_kind="assert-enabled build"
 else
@@ -211,7 +215,7 @@ echo "io_method,cache,size_mb,layout,index_mb,pgstatindex_ms,pg_index_stats_ms,s
 	echo "# pg_index_stats vs pgstatindex"
 	echo
 	echo "Environment: $pg_version ($build_kind), $(nproc) CPUs ($cpu), ${mem_gb} GB RAM," \
-		"kernel $(uname -r), block device read_ahead_kb $(cat /sys/block/*/queue/read_ahead_kb 2>/dev/null | head -n 1), shared_buffers ${sb_mb}MB, default io_combine_limit/effective_io_concurrency," \
+		"kernel $(uname -r), $disk read_ahead_kb $readahead, shared_buffers ${sb_mb}MB, default io_combine_limit/effective_io_concurrency," \
 		"SIZES=\"$SIZES\", REPEATS=$REPEATS, $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo
 	echo "Cold: server restarted and kernel page cache dropped before every run." \
