@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+#
+# bench/callgrind.sh -- instructions each extension adds per statement.
+#
+# Usage: bench/callgrind.sh      (bench/run calls it at the end in full mode)
+#
+# For each configuration (none, pgss = pg_stat_statements, pgsq =
+# pg_stat_queries) the postmaster of a small throw-away cluster runs under
+# `valgrind --tool=callgrind` (forked backends are followed, one output file
+# per process), then, after a warm-up connection, one client runs
+# `pgbench -n -S -M prepared -c 1 -t N` for N = CG_T_LO and N = CG_T_HI.
+# The backend that served the benchmark is the process with the most
+# instructions among those that exited during that pgbench run.
+#
+#   per statement = (Ir(N=hi) - Ir(N=lo)) / (hi - lo)   (connection costs cancel)
+#   added         = per statement - per statement of none
+#
+# and also the simple (Ir(N=hi) - Ir_none(N=hi)) / hi.
+#
+# Output: OUT_DIR/callgrind.tsv (config, t_lo, ir_lo, t_hi, ir_hi), a table
+# on stdout, and when OUT_DIR/runs.tsv exists, results.md is regenerated.
+# pg_stat_queries merges its counters about once a second of wall-clock time;
+# under valgrind a second holds far fewer statements, so its merge cost per
+# statement is somewhat overstated here, not understated.
+#
+# Environment: PGSQ_BENCH_FLAVOR (release), CONFIGS ("none pgss pgsq"),
+# CG_T_LO (1000), CG_T_HI (3000), CG_WARMUP (500), OUT_DIR (bench/results),
+# PGSQ_BENCH_DIR (/tmp), BENCH_PORT (55532), KEEP_CLUSTER (0), INSTALL_EXT (1).
+
+set -uo pipefail
+
+source "$(dirname "$0")/../scripts/lib.sh"
+source "$(dirname "$0")/lib/common.sh"
+BENCH_START=$(date +%s)
+
+FLAVOR=${PGSQ_BENCH_FLAVOR:-release}
+CONFIGS=${CONFIGS:-"none pgss pgsq"}
+T_LO=${CG_T_LO:-1000}
+T_HI=${CG_T_HI:-3000}
+WARMUP=${CG_WARMUP:-500}
+OUT_DIR=${OUT_DIR:-$BENCH_ROOT/results}
+KEEP_CLUSTER=${KEEP_CLUSTER:-0}
+SHARED_BUFFERS=128MB
+MAX_CONNECTIONS=20
+
+command -v valgrind >/dev/null || bench_die "valgrind is not installed"
+
+BENCH_DIR=""
+DATADIR=""
+PM_PID=""
+finish() {
+	local rc=$?
+	if [ -n "$DATADIR" ] && [ -f "$DATADIR/postmaster.pid" ]; then
+		bench_stop
+	fi
+	[ -n "$PM_PID" ] && kill "$PM_PID" 2>/dev/null
+	if [ -n "$BENCH_DIR" ] && [ -d "$BENCH_DIR" ]; then
+		if [ "$KEEP_CLUSTER" = 1 ]; then echo "callgrind: keeping $BENCH_DIR"; else rm -rf "$BENCH_DIR"; fi
+	fi
+	exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM HUP
+
+bench_pick_build "$FLAVOR"
+if [ "${INSTALL_EXT:-1}" = 1 ]; then
+	bench_install_extension || exit 1
+fi
+ensure_test_user
+BENCH_DIR=$(mktemp -d "${PGSQ_BENCH_DIR:-/tmp}/pgsq-callgrind.XXXXXX") || bench_die "cannot create work directory"
+chmod 755 "$BENCH_DIR"
+[ "$(id -u)" -eq 0 ] && chown "$PGSQ_TEST_USER" "$BENCH_DIR"
+DATADIR=$BENCH_DIR/data
+SOCKDIR=$BENCH_DIR/sock
+PORT=$(free_port "${BENCH_PORT:-55532}")
+mkdir -p "$OUT_DIR"
+
+bench_say "callgrind with $PGBIN, work directory $BENCH_DIR, port $PORT; N = $T_LO and $T_HI"
+bench_initdb "" || bench_die "initdb failed"
+echo "shared_preload_libraries = ''" | as_test_user "cat > $(q "$BENCH_DIR/none.conf")"
+bench_start "$BENCH_DIR/none.conf" || bench_die "server did not start"
+as_bench_user "createdb bench && pgbench -i -q -s 1 bench" >"$BENCH_DIR/init.log" 2>&1 ||
+	{ cat "$BENCH_DIR/init.log"; bench_die "pgbench -i failed"; }
+bench_stop
+
+# Instructions (Ir) in one callgrind output file
+ir_of() {
+	awk '/^(summary|totals):/ { print $2; exit }' "$1"
+}
+
+printf 'config\tt_lo\tir_lo\tt_hi\tir_hi\n' >"$BENCH_DIR/callgrind.tsv"
+for c in $CONFIGS; do
+	case "$c" in
+		none) conf="shared_preload_libraries = ''" ;;
+		pgss) conf="shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.save = off" ;;
+		pgsq) conf="shared_preload_libraries = 'pg_stat_queries'
+pg_stat_queries.save = off" ;;
+		*) bench_die "unknown configuration $c" ;;
+	esac
+	echo "$conf" | as_test_user "cat > $(q "$DATADIR/bench_run.conf")"
+	cg=$BENCH_DIR/cg_$c
+	as_test_user "mkdir -p $(q "$cg")"
+	# the postmaster in the foreground of a background job, under callgrind
+	as_bench_user "exec valgrind --tool=callgrind --trace-children=yes --dump-instr=no \
+		--callgrind-out-file=$(q "$cg")/callgrind.out.%p postgres -D $(q "$DATADIR") \
+		>$(q "$BENCH_DIR/server_$c.log") 2>&1" &
+	PM_PID=$!
+	ok=0
+	for ((i = 0; i < 240; i++)); do
+		if as_bench_user "pg_isready -q -d bench" 2>/dev/null; then ok=1; break; fi
+		sleep 0.5
+	done
+	[ "$ok" = 1 ] || { tail -n 30 "$BENCH_DIR/server_$c.log"; bench_die "$c: server under valgrind did not start"; }
+	case "$c" in
+		pgss) bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null ;;
+		pgsq) bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_queries" >/dev/null ;;
+	esac
+	as_bench_user "pgbench -n -S -M prepared -c 1 -t $WARMUP bench" >/dev/null 2>&1 ||
+		bench_die "$c: warm-up pgbench failed"
+	sleep 2
+	declare -A ir=()
+	for t in $T_LO $T_HI; do
+		before=$(ls "$cg")
+		as_bench_user "pgbench -n -S -M prepared -c 1 -t $t bench" >"$BENCH_DIR/pgbench_${c}_$t.log" 2>&1 ||
+			{ cat "$BENCH_DIR/pgbench_${c}_$t.log"; bench_die "$c: pgbench -t $t failed"; }
+		# wait for the backends to exit and write their files
+		best=""
+		for ((i = 0; i < 30; i++)); do
+			sleep 1
+			new=$(comm -13 <(echo "$before") <(ls "$cg"))
+			[ -n "$new" ] || continue
+			best=0
+			for f in $new; do
+				v=$(ir_of "$cg/$f")
+				[ -n "$v" ] && [ "$v" -gt "$best" ] && best=$v
+			done
+			[ "$(echo "$new" | wc -l)" -ge 2 ] && break
+		done
+		[ -n "$best" ] && [ "$best" -gt 0 ] || bench_die "$c: no callgrind output for the pgbench backend"
+		ir[$t]=$best
+		bench_say "$c: N=$t: $best instructions in the benchmark backend"
+	done
+	printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$T_LO" "${ir[$T_LO]}" "$T_HI" "${ir[$T_HI]}" >>"$BENCH_DIR/callgrind.tsv"
+	as_bench_user "pg_ctl -D $(q "$DATADIR") -m fast -w -t 120 -s stop" >/dev/null 2>&1
+	wait "$PM_PID" 2>/dev/null
+	PM_PID=""
+	grep -E 'TRAP|PANIC|terminated by signal' "$BENCH_DIR/server_$c.log" && bench_say "$c: server problems (see above)"
+done
+cp "$BENCH_DIR/callgrind.tsv" "$OUT_DIR/callgrind.tsv"
+
+awk -F'\t' 'NR > 1 { per[$1] = ($5 - $3) / ($4 - $2); tot[$1] = $5; n = $4; order[++k] = $1 }
+	END {
+		printf "%-6s %16s %14s %14s %18s\n", "config", "Ir total (hi)", "Ir/statement", "added/stmt", "(total-none)/N"
+		for (i = 1; i <= k; i++) { c = order[i]
+			printf "%-6s %16d %14.0f %+14.0f %+18.0f\n", c, tot[c], per[c], per[c] - per["none"], (tot[c] - tot["none"]) / n }
+	}' "$OUT_DIR/callgrind.tsv"
+if [ -f "$OUT_DIR/runs.tsv" ] && [ -f "$OUT_DIR/env.txt" ]; then
+	python3 "$BENCH_ROOT/report.py" "$OUT_DIR"
+fi

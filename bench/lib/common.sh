@@ -1,0 +1,120 @@
+# bench/lib/common.sh -- helpers shared by bench/run and bench/callgrind.sh
+# (sourced, not run).  Needs scripts/lib.sh sourced first.
+#
+# The server and the clients run as the unprivileged test user when we are
+# root: every path they touch lives under $BENCH_DIR, owned by that user.
+
+BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+bench_say() { printf '[bench %5ds] %s\n' $(( $(date +%s) - BENCH_START )) "$*"; }
+bench_die() { echo "bench: $*" >&2; exit 1; }
+
+# Quote one word for a shell command line
+q() { printf '%q' "$1"; }
+
+# Run a command line as the test user in $BENCH_DIR with our binaries first in PATH
+as_bench_user() {
+	as_test_user "cd $(q "$BENCH_DIR") && export PATH=$(q "$PGBIN"):\$PATH PGHOST=$(q "$SOCKDIR") PGPORT=$PORT PGDATABASE=bench && $1"
+}
+
+# psql as the test user, one command, unaligned tuples only
+bench_psql() {
+	as_bench_user "psql -X -q -At -v ON_ERROR_STOP=1 -c $(q "$1")"
+}
+
+# Which build: release|assert.  Sets PGBIN and PG_CONFIG.
+bench_pick_build() {
+	local flavor=$1
+	PG_CONFIG=$(pg_config_of "$flavor")
+	PGBIN=$(dirname "$PG_CONFIG")
+	[ -f "$PGSQ_CACHE/$PG_MAJOR-$flavor/.complete" ] ||
+		bench_die "PostgreSQL $PG_MAJOR $flavor build missing or incomplete under $PGSQ_CACHE (see scripts/install-postgres)"
+	[ -x "$PGBIN/pgbench" ] || bench_die "no pgbench in $PGBIN"
+}
+
+# Build pg_stat_queries from a private copy of its sources (not to disturb
+# builds in the working tree) and install it into the chosen build, unless
+# the installed library is already newer than every source file.
+bench_install_extension() {
+	local src=$REPO_ROOT/pg_stat_queries
+	local lib
+	lib="$("$PG_CONFIG" --pkglibdir)/pg_stat_queries.so"
+	if [ -f "$lib" ] && [ -z "$(find "$src/src" "$src/sql" "$src/Makefile" "$src/pg_stat_queries.control" -newer "$lib" -print -quit)" ]; then
+		bench_say "pg_stat_queries already installed and up to date in $(dirname "$lib")"
+		return 0
+	fi
+	if [ ! -w "$(dirname "$lib")" ]; then
+		bench_die "$lib is missing or stale and $(dirname "$lib") is not writable (run as root, or: make -C pg_stat_queries PG_CONFIG=$PG_CONFIG install)"
+	fi
+	local build
+	build=$(mktemp -d "${TMPDIR:-/tmp}/pgsq-bench-build.XXXXXX")
+	(cd "$src" && tar --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=results \
+		--exclude='tmp_*' -cf - .) | tar -C "$build" -xf -
+	bench_say "building pg_stat_queries for $PG_CONFIG"
+	if ! make -s -C "$build" PG_CONFIG="$PG_CONFIG" install >"$build/make.log" 2>&1; then
+		cat "$build/make.log" >&2
+		rm -rf "$build"
+		bench_die "building pg_stat_queries failed"
+	fi
+	rm -rf "$build"
+}
+
+# Start the server (core files allowed: see bench_core_backtraces) with the settings in the file named by $1 (copied to
+# bench_run.conf, which postgresql.conf includes).  Waits until it accepts
+# connections.
+bench_start() {
+	local conf=$1
+	as_test_user "cp $(q "$conf") $(q "$DATADIR/bench_run.conf")"
+	as_bench_user "pg_ctl -c -D $(q "$DATADIR") -l $(q "$BENCH_DIR/server.log") -w -t 120 -s start" ||
+		{ tail -n 30 "$BENCH_DIR/server.log" >&2; return 1; }
+}
+
+bench_stop() {
+	[ -f "$DATADIR/postmaster.pid" ] || return 0
+	as_bench_user "pg_ctl -D $(q "$DATADIR") -m fast -w -t 30 -s stop" >/dev/null 2>&1 ||
+		as_bench_user "pg_ctl -D $(q "$DATADIR") -m immediate -w -s stop" >/dev/null 2>&1 || true
+}
+
+# initdb a cluster in $DATADIR with the benchmark's base settings ($1 = extra
+# lines appended to postgresql.conf)
+bench_initdb() {
+	local extra=$1
+	as_test_user "rm -rf $(q "$DATADIR") && mkdir -p $(q "$DATADIR") $(q "$SOCKDIR")"
+	as_bench_user "initdb -D $(q "$DATADIR") -U $(q "$PGSQ_TEST_USER") -A trust -E UTF8 --locale=C >$(q "$BENCH_DIR/initdb.log") 2>&1" ||
+		{ cat "$BENCH_DIR/initdb.log" >&2; return 1; }
+	as_test_user "cat >> $(q "$DATADIR/postgresql.conf")" <<EOF
+
+# --- pg_stat_queries benchmark (bench/) ---
+listen_addresses = ''
+port = $PORT
+unix_socket_directories = '$SOCKDIR'
+max_connections = $MAX_CONNECTIONS
+shared_buffers = $SHARED_BUFFERS
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_wal_size = 4GB
+checkpoint_timeout = 30min
+autovacuum = off
+log_min_messages = warning
+log_line_prefix = '%m [%p] %b '
+$extra
+include_if_exists = 'bench_run.conf'
+EOF
+}
+
+# Backtraces of core files a crashed server process left in $DATADIR (then
+# removes them); prints nothing when there are none
+bench_core_backtraces() {
+	local core
+	for core in "$DATADIR"/core*; do
+		[ -f "$core" ] || continue
+		echo "--- backtrace of $(basename "$core")"
+		if command -v gdb >/dev/null 2>&1; then
+			gdb -batch -nx -ex 'bt 25' "$PGBIN/postgres" "$core" 2>/dev/null | grep -E '^#' | head -n 25
+		else
+			echo "(gdb not installed)"
+		fi
+		rm -f "$core"
+	done
+}

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""bench/report.py OUT_DIR -- turn the raw files bench/run (and
+bench/callgrind.sh) left in OUT_DIR into results.md, README-snippet.md and
+tps_ratio.png (the chart only when matplotlib can be imported).
+
+Inputs in OUT_DIR: runs.tsv, mixed.tsv, env.txt, and optionally
+callgrind.tsv and server_errors.log.
+"""
+
+import csv
+import os
+import statistics
+import sys
+
+CONFIG_ORDER = ["none", "pgss", "pgsq"]
+CONFIG_NAMES = {
+    "none": "none (no extension)",
+    "pgss": "pgss (pg_stat_statements)",
+    "pgsq": "pgsq (pg_stat_queries)",
+}
+WORKLOAD_ORDER = ["hot", "churn128", "unique", "mixed", "reset", "monitor"]
+# minimum TPS ratio pgsq/none asked for each workload
+TARGETS = {"hot": 0.99, "churn128": 0.98, "unique": 0.95, "mixed": 0.98,
+           "reset": 0.97, "monitor": 0.97}
+WORKLOAD_TEXT = {
+    "hot": "pgbench -S -M prepared (select-only)",
+    "churn128": "128 distinct `SELECT 1 FROM tN` in 16 scripts, -M prepared, max=100",
+    "unique": "random 3-way joins over 1000 tables (nearly every statement new), -M simple, max=5000",
+    "mixed": "1000 hot statements at 80% + 100,000 cold ones at 20%, -M simple, max=5000",
+    "reset": "hot + one client calling the reset function 10 times a second",
+    "monitor": "hot + one client reading the whole view (with texts) once a second",
+}
+
+
+def read_tsv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def read_env(path):
+    env = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if "=" in line:
+                    k, v = line.rstrip("\n").split("=", 1)
+                    env[k] = v
+    return env
+
+
+def parse_waits(s):
+    out = {"pgss": 0, "lwother": 0, "spin": 0, "other": 0, "cpu": 0, "top": []}
+    for part in s.split():
+        if "=" not in part:
+            continue
+        k, v = part.split("=", 1)
+        if k == "top":
+            if v != "-":
+                out["top"] = v.split(",")
+        elif k in out:
+            out[k] = int(v)
+    return out
+
+
+def fmt_tps(x):
+    return f"{x:,.0f}"
+
+
+def main():
+    out_dir = sys.argv[1]
+    env = read_env(os.path.join(out_dir, "env.txt"))
+    runs = read_tsv(os.path.join(out_dir, "runs.tsv"))
+    mixed = read_tsv(os.path.join(out_dir, "mixed.tsv"))
+    cg = read_tsv(os.path.join(out_dir, "callgrind.tsv"))
+    mixed_hot = int(env.get("mixed_hot", "1000"))
+
+    workloads = [w for w in WORKLOAD_ORDER if any(r["workload"] == w for r in runs)]
+    configs = [c for c in CONFIG_ORDER if any(r["config"] == c for r in runs)]
+
+    # per (workload, config): list of TPS, summed waits, statuses, entries
+    stats = {}
+    for r in runs:
+        key = (r["workload"], r["config"])
+        s = stats.setdefault(key, {"tps": [], "waits": {"pgss": 0, "lwother": 0, "spin": 0, "other": 0, "cpu": 0},
+                                   "top": {}, "status": [], "entries": [], "evicted": []})
+        s["tps"].append(float(r["tps"]))
+        s["status"].append(r["status"])
+        w = parse_waits(r["waits"])
+        for k in s["waits"]:
+            s["waits"][k] += w[k]
+        for t in w["top"]:
+            name, _, n = t.rpartition(":")
+            s["top"][name] = s["top"].get(name, 0) + int(n)
+        if r["entries"] not in ("-", ""):
+            s["entries"].append(r["entries"])
+            s["evicted"].append(r["evicted"])
+
+    def median(key):
+        s = stats.get(key)
+        return statistics.median(s["tps"]) if s and s["tps"] else 0.0
+
+    ratios = {}
+    lines = []
+    lines.append("# pg_stat_queries benchmark results")
+    lines.append("")
+    lines.append(f"- Date: {env.get('date', '?')}, commit {env.get('commit', '?')}")
+    lines.append(f"- Machine: {env.get('cpu', '?')}, {env.get('memory', '?')} (shared with other work while measured)")
+    lines.append(f"- Server: {env.get('postgres', '?')}")
+    lines.append(f"- Settings: {env.get('settings', '?')}")
+    lines.append("- Order: for each repeat, for each workload, for each configuration (interleaved); "
+                 "the server is restarted for every run with that configuration's shared_preload_libraries, "
+                 "`.save = off`, so every run starts with empty statistics.")
+    lines.append("- Ratio = median TPS / median TPS of `none`; spread = min-max TPS over the repeats "
+                 "(and (max-min)/median). Wait events: samples of the active client backends' "
+                 "`pg_stat_activity` wait events once a second, summed over the repeats "
+                 "(`LWLock:pg_stat_statements`, other `LWLock:*`, `Timeout:SpinDelay`, any other event; "
+                 "CPU = active without a wait event); \"top\" lists the most frequent events.")
+    if env.get("smoke") == "1":
+        lines.append("- **Smoke run**: tiny sizes and durations, numbers mean nothing.")
+    lines.append("")
+
+    for w in workloads:
+        lines.append(f"## {w}")
+        lines.append("")
+        lines.append(WORKLOAD_TEXT.get(w, ""))
+        lines.append("")
+        lines.append("| config | median TPS | ratio to none | spread (min-max) | runs | entries at end (evicted) "
+                     "| LWLock:pg_stat_statements | LWLock:other | SpinDelay | other waits | CPU | top wait events |")
+        lines.append("|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|")
+        base = median((w, "none"))
+        for c in configs:
+            s = stats.get((w, c))
+            if not s:
+                continue
+            m = median((w, c))
+            ratio = m / base if base > 0 else float("nan")
+            ratios[(w, c)] = ratio
+            lo, hi = min(s["tps"]), max(s["tps"])
+            rel = (hi - lo) / m * 100 if m > 0 else 0
+            ent = ", ".join(f"{e} ({v})" for e, v in zip(s["entries"], s["evicted"])) or "-"
+            top = ", ".join(f"{k} {v}" for k, v in sorted(s["top"].items(), key=lambda kv: -kv[1])[:4]) or "-"
+            bad = [x for x in s["status"] if x != "ok"]
+            runs_txt = str(len(s["tps"])) + (f" ({', '.join(bad)})" if bad else "")
+            wt = s["waits"]
+            lines.append(f"| {CONFIG_NAMES[c]} | {fmt_tps(m)} | {ratio:.3f} | {fmt_tps(lo)}-{fmt_tps(hi)} (±{rel / 2:.1f}%) "
+                         f"| {runs_txt} | {ent} | {wt['pgss']} | {wt['lwother']} | {wt['spin']} | {wt['other']} | {wt['cpu']} | {top} |")
+        lines.append("")
+        if w == "mixed" and mixed:
+            lines.append(f"Hot-entry retention after each mixed run ({mixed_hot} hot statements; "
+                         "calls kept = sum of `calls` of the hot entries / hot statements pgbench executed):")
+            lines.append("")
+            lines.append("| repeat | config | hot entries present | calls of hot entries | hot executed | calls kept | entries | evicted |")
+            lines.append("|---:|---|---:|---:|---:|---:|---:|---:|")
+            for m in mixed:
+                kept = "-"
+                try:
+                    kept = f"{int(m['hot_calls']) / int(m['hot_executed']) * 100:.1f}%"
+                except (ValueError, ZeroDivisionError):
+                    pass
+                lines.append(f"| {m['repeat']} | {m['config']} | {m['hot_entries']} / {mixed_hot} | {m['hot_calls']} "
+                             f"| {m['hot_executed']} | {kept} | {m['entries']} | {m['evicted']} |")
+            lines.append("")
+
+    # targets
+    summary = []
+    summary.append("| workload | target pgsq/none | pgss/none | pgsq/none | target met | pgsq ahead of pgss |")
+    summary.append("|---|---:|---:|---:|---|---|")
+    for w in workloads:
+        rs = ratios.get((w, "pgss"))
+        rq = ratios.get((w, "pgsq"))
+        met = "-"
+        if rq is not None and w in TARGETS:
+            ok = rq >= TARGETS[w]
+            extra = ""
+            if w == "mixed":
+                last = [m for m in mixed if m["config"] == "pgsq"]
+                full = all(m["hot_entries"] == str(mixed_hot) for m in last) and last
+                extra = f", hot entries {'all kept' if full else 'NOT all kept'}"
+                ok = ok and bool(full)
+            met = ("yes" if ok else "**NO**") + extra
+        ahead = "-"
+        if rs is not None and rq is not None:
+            ahead = "yes" if rq > rs else "**NO**"
+        summary.append(f"| {w} | {TARGETS.get(w, '-')} | {'-' if rs is None else f'{rs:.3f}'} "
+                       f"| {'-' if rq is None else f'{rq:.3f}'} | {met} | {ahead} |")
+    lines.append("## Targets")
+    lines.append("")
+    lines.extend(summary)
+    lines.append("")
+
+    # callgrind
+    cg_lines = []
+    if cg:
+        rows = {r["config"]: r for r in cg}
+        cg_lines.append("## Instructions per statement (callgrind)")
+        cg_lines.append("")
+        first = next(iter(rows.values()))
+        cg_lines.append(f"One backend under `valgrind --tool=callgrind` serving `pgbench -n -S -M prepared -c 1 -t N`, "
+                        f"N = {first['t_lo']} and {first['t_hi']}; instructions of that backend process (connection start "
+                        f"to exit). Per statement = (Ir(N={first['t_hi']}) - Ir(N={first['t_lo']})) / "
+                        f"{int(first['t_hi']) - int(first['t_lo'])}, so connection set-up is left out; "
+                        "\"added\" is that minus the same for `none`. The last column is the simple "
+                        f"(total - total of none) / {first['t_hi']} at N = {first['t_hi']}.")
+        cg_lines.append("")
+        cg_lines.append("| config | Ir total (N lo) | Ir total (N hi) | Ir per statement | added per statement | (total - none) / N |")
+        cg_lines.append("|---|---:|---:|---:|---:|---:|")
+        none = rows.get("none")
+
+        def per_stmt(r):
+            return (int(r["ir_hi"]) - int(r["ir_lo"])) / (int(r["t_hi"]) - int(r["t_lo"]))
+        for c in CONFIG_ORDER:
+            r = rows.get(c)
+            if not r:
+                continue
+            ps = per_stmt(r)
+            added = ps - per_stmt(none) if none else float("nan")
+            simple = (int(r["ir_hi"]) - int(none["ir_hi"])) / int(r["t_hi"]) if none else float("nan")
+            cg_lines.append(f"| {CONFIG_NAMES[c]} | {int(r['ir_lo']):,} | {int(r['ir_hi']):,} | {ps:,.0f} "
+                            f"| {added:+,.0f} | {simple:+,.0f} |")
+        cg_lines.append("")
+        lines.extend(cg_lines)
+
+    errs_path = os.path.join(out_dir, "server_errors.log")
+    if os.path.exists(errs_path) and os.path.getsize(errs_path) > 0:
+        lines.append("## Server log messages during runs")
+        lines.append("")
+        lines.append("```")
+        with open(errs_path) as f:
+            lines.extend(f.read().splitlines()[:80])
+        lines.append("```")
+        lines.append("")
+
+    chart = make_chart(out_dir, workloads, configs, stats, ratios)
+    if chart:
+        lines.append("![TPS ratio to none](tps_ratio.png)")
+        lines.append("")
+
+    with open(os.path.join(out_dir, "results.md"), "w") as f:
+        f.write("\n".join(lines))
+
+    # README snippet: the summary table (TPS ratios), callgrind and the chart
+    snip = []
+    snip.append("### Benchmark")
+    snip.append("")
+    snip.append(f"`bench/run` ({env.get('postgres', '?')}; {env.get('cpu', '?')}; {env.get('settings', '')}). "
+                "TPS relative to no extension, median of the repeats, configurations interleaved; "
+                "details and wait events in [bench/results/results.md](bench/results/results.md).")
+    snip.append("")
+    snip.append("| workload | none TPS | pg_stat_statements | pg_stat_queries | target | met |")
+    snip.append("|---|---:|---:|---:|---:|---|")
+    for w in workloads:
+        base = median((w, "none"))
+        rs = ratios.get((w, "pgss"))
+        rq = ratios.get((w, "pgsq"))
+        met = "-"
+        if rq is not None and w in TARGETS:
+            met = "yes" if rq >= TARGETS[w] else "no"
+        snip.append(f"| {w} | {fmt_tps(base)} | {'-' if rs is None else f'{rs:.3f}'} | "
+                    f"{'-' if rq is None else f'{rq:.3f}'} | {TARGETS.get(w, '-')} | {met} |")
+    snip.append("")
+    if cg_lines:
+        snip.extend(l.replace("## ", "#### ") for l in cg_lines)
+    if chart:
+        snip.append("![TPS ratio to no extension](bench/results/tps_ratio.png)")
+        snip.append("")
+    with open(os.path.join(out_dir, "README-snippet.md"), "w") as f:
+        f.write("\n".join(snip))
+    return 0
+
+
+def make_chart(out_dir, workloads, configs, stats, ratios):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    if not workloads:
+        return False
+    colors = {"none": "#9e9e9e", "pgss": "#e07b39", "pgsq": "#3a78b5"}
+    fig, ax = plt.subplots(figsize=(10, 5))
+    width = 0.8 / max(len(configs), 1)
+    for i, c in enumerate(configs):
+        xs, ys, lo, hi = [], [], [], []
+        for j, w in enumerate(workloads):
+            r = ratios.get((w, c))
+            if r is None:
+                continue
+            base = statistics.median(stats[(w, "none")]["tps"]) if (w, "none") in stats else 0
+            t = stats[(w, c)]["tps"]
+            xs.append(j + (i - (len(configs) - 1) / 2) * width)
+            ys.append(r)
+            if base > 0:
+                lo.append(max(r - min(t) / base, 0))
+                hi.append(max(max(t) / base - r, 0))
+            else:
+                lo.append(0)
+                hi.append(0)
+        ax.bar(xs, ys, width, label=CONFIG_NAMES[c], color=colors[c], yerr=[lo, hi], capsize=3)
+        for x, y in zip(xs, ys):
+            ax.text(x, y + 0.01, f"{y:.2f}", ha="center", va="bottom", fontsize=7)
+    for j, w in enumerate(workloads):
+        if w in TARGETS:
+            ax.hlines(TARGETS[w], j - 0.45, j + 0.45, colors="black", linestyles="dashed", linewidth=1,
+                      label="pgsq target" if j == 0 else None)
+    ax.set_xticks(range(len(workloads)))
+    ax.set_xticklabels(workloads)
+    ax.set_ylabel("TPS / TPS without extension (median)")
+    ymax = max([1.1] + [v + 0.1 for v in ratios.values() if v == v])
+    ax.set_ylim(0, ymax)
+    ax.set_title("pgbench TPS relative to no extension (error bars: min-max of repeats)")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "tps_ratio.png"), dpi=110)
+    plt.close(fig)
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main())
