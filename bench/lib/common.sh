@@ -48,10 +48,11 @@ bench_install_extension() {
 	fi
 	local build
 	build=$(mktemp -d "${TMPDIR:-/tmp}/pgsq-bench-build.XXXXXX")
-	(cd "$src" && tar --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=results \
-		--exclude='tmp_*' -cf - .) | tar -C "$build" -xf -
+	# its Makefile includes ../mk/*.mk
+	(cd "$REPO_ROOT" && tar --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=results \
+		--exclude='tmp_*' -cf - pg_stat_queries mk) | tar -C "$build" -xf -
 	bench_say "building pg_stat_queries for $PG_CONFIG"
-	if ! make -s -C "$build" PG_CONFIG="$PG_CONFIG" install >"$build/make.log" 2>&1; then
+	if ! make -s -C "$build/pg_stat_queries" PG_CONFIG="$PG_CONFIG" install >"$build/make.log" 2>&1; then
 		cat "$build/make.log" >&2
 		rm -rf "$build"
 		bench_die "building pg_stat_queries failed"
