@@ -122,7 +122,11 @@ pgsq_qtext_shmem_init(PgsqSharedState *state, bool found)
 	dsa_detach(area);
 }
 
-/* Give back our reference to the in-place DSA at process exit */
+/*
+ * Give back our reference to the in-place DSA at process exit.  This must
+ * run before dynamic shared memory is unmapped, so it is a before_shmem_exit
+ * callback, as for the statistics system's own area.
+ */
 static void
 qtext_detach(int code, Datum arg)
 {
@@ -155,7 +159,10 @@ pgsq_qtext_attach(void)
 	text_hash = dshash_attach(text_area, &text_hash_params,
 							  pgsq_state->text_hash_handle, NULL);
 	MemoryContextSwitchTo(oldcxt);
-	on_shmem_exit(qtext_detach, 0);
+
+	/* while exiting, callers detach themselves */
+	if (!proc_exit_inprogress)
+		before_shmem_exit(qtext_detach, 0);
 }
 
 /* The text hash key of a statement */
@@ -359,6 +366,7 @@ save_texts_at_shutdown(int code, Datum arg)
 		goto error;
 	}
 	(void) durable_rename(PGSQ_TEXT_FILE_TMP, PGSQ_TEXT_FILE, LOG);
+	qtext_detach(0, 0);
 	return;
 
 error:
@@ -368,6 +376,7 @@ error:
 	if (file)
 		FreeFile(file);
 	unlink(PGSQ_TEXT_FILE_TMP);
+	qtext_detach(0, 0);
 }
 
 /* Read the text file back; startup process, before any query runs */

@@ -1,0 +1,78 @@
+# Statistics and query texts survive a clean restart when pg_stat_queries.save
+# is on, are dropped at a clean restart when it is off, and are discarded
+# after a crash (immediate shutdown).
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('persist');
+$node->init;
+$node->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'pg_stat_queries'");
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION pg_stat_queries');
+
+# Run a statement n times in one session
+sub run_statement
+{
+	my ($sql, $n) = @_;
+	$node->safe_psql('postgres', join('', map { "$sql;\n" } 1 .. $n));
+}
+
+sub calls_of
+{
+	my ($query) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT coalesce(sum(calls), 0) FROM pg_stat_queries WHERE query = '$query'");
+}
+
+run_statement("SELECT 'persist-me' AS persisted", 5);
+is(calls_of('SELECT $1 AS persisted'), '5', 'statement counted before restart');
+
+# clean restart with save = on (the default)
+$node->restart;
+is(calls_of('SELECT $1 AS persisted'), '5',
+	'calls and normalized text survive a clean restart');
+my $info = $node->safe_psql('postgres',
+	'SELECT num_entries > 0, query_text_bytes > 0 FROM pg_stat_queries_info');
+is($info, 't|t', 'info view counts the restored entries and texts');
+ok(!-e $node->data_dir . '/pg_stat/pg_stat_queries.texts',
+	'text file removed once loaded');
+
+# min/max, means and timestamps come back unchanged
+my $before = $node->safe_psql('postgres',
+	"SELECT min_exec_time, max_exec_time, mean_exec_time, stats_since FROM pg_stat_queries WHERE query = 'SELECT \$1 AS persisted'");
+$node->restart;
+my $after = $node->safe_psql('postgres',
+	"SELECT min_exec_time, max_exec_time, mean_exec_time, stats_since FROM pg_stat_queries WHERE query = 'SELECT \$1 AS persisted'");
+is($after, $before, 'timing summary and stats_since restored exactly');
+
+# immediate shutdown = crash: everything is discarded
+run_statement("SELECT 'crash-me' AS crashed", 3);
+$node->stop('immediate');
+$node->start;
+is( $node->safe_psql('postgres', 'SELECT count(*) FROM pg_stat_queries WHERE query IS NOT NULL AND calls > 1'),
+	'0', 'statistics discarded after a crash');
+is($node->safe_psql('postgres', 'SELECT query_text_bytes < 200 FROM pg_stat_queries_info'),
+	't', 'texts discarded after a crash');
+
+# save = off: a clean restart starts empty
+run_statement("SELECT 'not-saved' AS unsaved", 4);
+$node->append_conf('postgresql.conf', 'pg_stat_queries.save = off');
+$node->reload;
+$node->restart;
+is(calls_of('SELECT $1 AS unsaved'), '0', 'nothing restored with save = off');
+ok(!-e $node->data_dir . '/pg_stat/pg_stat_queries.texts',
+	'no text file written with save = off');
+
+# and on again
+$node->append_conf('postgresql.conf', 'pg_stat_queries.save = on');
+$node->restart;
+run_statement("SELECT 'saved-again' AS saved_again", 2);
+$node->restart;
+is(calls_of('SELECT $1 AS saved_again'), '2', 'saving resumes with save = on');
+
+ok(!$node->log_contains('TRAP:|PANIC|terminated by signal'), 'no crash or assertion failure in the log');
+$node->stop;
+done_testing();
