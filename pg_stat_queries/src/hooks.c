@@ -110,10 +110,11 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 
 	{
 		PgsqKey		key = current_key(query->queryId);
-		bool		created;
+		PgStat_EntryRef *entry_ref = pgsq_entry_ref(&key, false);
 
-		ensure_text(pgsq_entry_get(&key, &created), &key, pstate->p_sourcetext,
-					query->stmt_location, query->stmt_len, jstate);
+		ensure_text((PgsqSharedEntry *) entry_ref->shared_stats, &key,
+					pstate->p_sourcetext, query->stmt_location,
+					query->stmt_len, jstate);
 	}
 }
 

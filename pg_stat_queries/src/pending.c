@@ -119,23 +119,15 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			const JitInstrumentation *jitusage,
 			int parallel_to_launch, int parallel_launched)
 {
-	uint64		objid = pgsq_objid(key);
-	PgStat_EntryRef *entry_ref;
-	PgsqPending *pending;
+	PgStat_EntryRef *entry_ref = pgsq_entry_ref(key, true);
+	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
 	PgsqCounters *c;
-	bool		created;
 
-	entry_ref = pgstat_prep_pending_entry(PGSQ_STATS_KIND, key->dbid, objid,
-										  &created);
-	if (created)
-		pgsq_entry_created();
-
-	pending = (PgsqPending *) entry_ref->pending;
 	if (!pending->listed)
 	{
 		pending->key = *key;
 		pending->listed = true;
-		remember_pending_key(key->dbid, objid);
+		remember_pending_key(key->dbid, entry_ref->shared_entry->key.objid);
 	}
 	c = &pending->counters;
 

@@ -167,7 +167,7 @@ extern void pgsq_shmem_startup(void);
 extern bool pgsq_store_ready(void);
 extern void pgsq_require_store(void);
 extern uint64 pgsq_objid(const PgsqKey *key);
-extern PgsqSharedEntry *pgsq_entry_get(const PgsqKey *key, bool *created);
+extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);
 extern int	pgsq_collect_entries(PgsqEntryData **entries);
 extern int64 pgsq_count_entries(void);

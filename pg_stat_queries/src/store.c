@@ -131,17 +131,39 @@ pgsq_objid(const PgsqKey *key)
 	return hash_combine64((uint64) key->queryid, murmurhash64(extra));
 }
 
-/* Look up a statement's shared entry, creating it if needed */
-PgsqSharedEntry *
-pgsq_entry_get(const PgsqKey *key, bool *created)
+/*
+ * This backend's reference to a statement's entry, created if needed, with
+ * pending data allocated if asked.  A cached reference may point to an entry
+ * that a reset or eviction dropped; the statistics system keeps such a
+ * reference while it has pending data, so counts would keep going to the
+ * dropped entry.  Discard that data (it belongs to the reset past), have
+ * the reference collected, and look again to find or create a live entry.
+ */
+PgStat_EntryRef *
+pgsq_entry_ref(const PgsqKey *key, bool with_pending)
 {
-	PgStat_EntryRef *entry_ref;
+	uint64		objid = pgsq_objid(key);
 
-	entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
-									 pgsq_objid(key), true, created);
-	if (*created)
-		pgsq_entry_created();
-	return (PgsqSharedEntry *) entry_ref->shared_stats;
+	for (;;)
+	{
+		PgStat_EntryRef *entry_ref;
+		bool		created;
+
+		if (with_pending)
+			entry_ref = pgstat_prep_pending_entry(PGSQ_STATS_KIND, key->dbid,
+												  objid, &created);
+		else
+			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
+											 objid, true, &created);
+		if (created)
+			pgsq_entry_created();
+		if (likely(!entry_ref->shared_entry->dropped))
+			return entry_ref;
+
+		if (entry_ref->pending != NULL)
+			pgstat_delete_pending_entry(entry_ref);
+		pgstat_request_entry_refs_gc();
+	}
 }
 
 /* Merge one phase's timing summary with Chan et al.'s parallel algorithm */
