@@ -11,7 +11,7 @@
 #
 #   cold: restart the server and drop the kernel page cache before every run
 #   warm: load the index into shared_buffers (pg_prewarm) and run the function
-#         once, then time the next run
+#         once in the same session, then time the next run
 #
 # Results: bench/results/index_stats.md (median times and speedup),
 # bench/results/index_stats.csv (every sample) and, when matplotlib can be
@@ -19,7 +19,7 @@
 #
 # Environment:
 #   SIZES           index sizes in MB (default "20 200 1024")
-#   REPEATS         timed runs per function and configuration (default 3)
+#   REPEATS         timed runs per function and configuration (default 5)
 #   IO_METHODS      io_method values to test (default "sync worker")
 #   PGBIN           PostgreSQL binaries (default /opt/pgsq/18-release/bin)
 #   PGSQ_BENCH_DIR  cluster directory (default /tmp/pg_index_stats_bench)
@@ -34,7 +34,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PGBIN=${PGBIN:-/opt/pgsq/18-release/bin}
 SIZES=${SIZES:-"20 200 1024"}
-REPEATS=${REPEATS:-3}
+REPEATS=${REPEATS:-5}
 IO_METHODS=${IO_METHODS:-"sync worker"}
 BENCH_DIR=${PGSQ_BENCH_DIR:-/tmp/pg_index_stats_bench}
 PORT=${BENCH_PORT:-54329}
@@ -148,12 +148,20 @@ for s in $SIZES; do
 done
 
 # Time one call of function $1 on index $2 in a fresh session; prints ms.
-# A call on a one-page index first loads the function's library and the
-# catalog entries, so the timed call measures the scan only.
+# cold: a call on a one-page index first loads the function's library and the
+# catalog entries, so the timed call measures the scan of the index only.
+# warm: the index is loaded into shared_buffers with pg_prewarm and scanned
+# once by the same function in the same session (which also maps the shared
+# buffers into this backend), then the next call is timed.
 time_call() {
-	local func=$1 index=$2 out
+	local func=$1 index=$2 mode=$3 prep out
+	if [ "$mode" = warm ]; then
+		prep="SELECT pg_prewarm('$index'); SELECT 1 FROM $func('$index');"
+	else
+		prep="SELECT 1 FROM $func('warmup_pkey');"
+	fi
 	out=$(psql_bench <<EOF
-SELECT 1 FROM $func('warmup_pkey');
+$prep
 \\timing on
 SELECT 1 FROM $func('$index');
 EOF
@@ -180,14 +188,12 @@ for io in $IO_METHODS; do
 				for f in $order; do
 					pg_ctl_bench restart -m fast
 					drop_caches
-					ms=$(time_call "$f" "$index")
+					ms=$(time_call "$f" "$index" cold)
 					echo "$io,cold,$s,$layout,$index_mb,$f,$r,$ms" >>"$SAMPLES"
 					log "$io cold $index $f #$r: $ms ms"
 				done
 				for f in $order; do
-					psql_bench -c "SELECT pg_prewarm('$index')" >/dev/null
-					psql_bench -c "SELECT 1 FROM $f('$index')" >/dev/null
-					ms=$(time_call "$f" "$index")
+					ms=$(time_call "$f" "$index" warm)
 					echo "$io,warm,$s,$layout,$index_mb,$f,$r,$ms" >>"$SAMPLES"
 					log "$io warm $index $f #$r: $ms ms"
 				done
@@ -219,7 +225,7 @@ echo "io_method,cache,size_mb,layout,index_mb,pgstatindex_ms,pg_index_stats_ms,s
 		"SIZES=\"$SIZES\", REPEATS=$REPEATS, $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo
 	echo "Cold: server restarted and kernel page cache dropped before every run." \
-		"Warm: index loaded with pg_prewarm and the function run once before the timed run." \
+		"Warm: index loaded with pg_prewarm and the function run once in the same session before the timed run." \
 		"Functions interleaved; times are medians in ms (psql \\timing); speedup = pgstatindex / pg_index_stats."
 	echo
 	echo "| io_method | cache | size (MB) | layout | index MB | pgstatindex ms | pg_index_stats ms | speedup |"
