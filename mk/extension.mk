@@ -24,6 +24,9 @@ EXTRA_CLEAN += tmp_regress tmp_isolation results output_iso regression.diffs reg
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS does not track header dependencies: rebuild everything when one changes
+$(OBJS): $(wildcard $(srcdir)/src/*.h)
+
 .PHONY: regresscheck isolationcheck tapcheck
 
 regresscheck:

@@ -90,7 +90,8 @@ CREATE FUNCTION pg_stat_queries_info(
     OUT last_eviction_time timestamp with time zone,
     OUT query_text_bytes bigint,
     OUT query_text_memory bigint,
-    OUT texts_missing bigint
+    OUT texts_missing bigint,
+    OUT untracked_executions bigint
 )
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_stat_queries_info'

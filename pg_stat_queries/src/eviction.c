@@ -1,23 +1,87 @@
 /*-------------------------------------------------------------------------
  *
  * eviction.c
- *		Keeping the number of entries near pg_stat_queries.max.
+ *		Keeping the number of entries near pg_stat_queries.max: clock sweep.
  *
  * Every entry has a small usage count, raised when a backend merges its
- * counters into the entry (so at most about once a second per backend,
- * never on the execution path) and capped.
+ * counters into the entry (so at most about once a second per backend that
+ * runs the statement, never on the execution path) and capped.  A sweep
+ * pass visits every entry once: an entry whose count is zero is evicted,
+ * any other loses one.  An entry is never evicted on its first visit, so a
+ * new statement survives at least one whole pass.
+ *
+ * Sweeping starts when the table is 95% full, so new statements find room,
+ * and stops as soon as it is back to 90%: the hand then rests where it is
+ * and the pass goes on from there next time, so entries age with the
+ * arrival of new statements, not with each slice.  A pass is cut into
+ * slices of bounded size; any backend that finishes a
+ * statement while the table is that full runs one slice, unless another
+ * backend is already sweeping: nobody ever waits for a sweep.  A slice holds
+ * one partition lock (shared) at a time, and each eviction one partition lock
+ * exclusively, so executing queries never wait for the O(n) part.
+ *
+ * The table may outgrow max while slices catch up, but never beyond
+ * max + 5%: at that bound a statement without an entry is not tracked (and
+ * counted as refused) until sweeping has made room.
  *
  *-------------------------------------------------------------------------
  */
 #include "pg_stat_queries.h"
 
-/* Usage count cap: a hot entry survives this many sweeps without use */
-#define PGSQ_USAGE_MAX 8
+#include "utils/timestamp.h"
+
+/* Usage count cap: an entry unused for this many passes is evicted */
+#define PGSQ_USAGE_MAX 5
+
+/* Sweep from this fill level of max, in percent ... */
+#define PGSQ_SWEEP_START_PCT 95
+
+/* ... until back down to this one */
+#define PGSQ_SWEEP_STOP_PCT 90
+
+/* Hard bound on the table: max plus this percentage */
+#define PGSQ_OVERSHOOT_PCT 5
+
+/* Entries a slice may process (decay or evict), at least */
+#define PGSQ_SLICE_MIN 1024
+
+/* num_entries before the first pass after startup has counted them */
+#define PGSQ_COUNT_UNKNOWN (PG_INT64_MAX / 4)
+
+/* An entry chosen for eviction */
+typedef struct Victim
+{
+	Oid			dboid;
+	uint64		objid;
+	PgsqKey		key;
+} Victim;
+
+/* Shared state of the sweep, at shared memory creation */
+void
+pgsq_eviction_init(PgsqSharedState *state)
+{
+	pg_atomic_init_u64(&state->refused, 0);
+	/* entries restored from disk are counted by the first pass */
+	pg_atomic_init_u64(&state->num_entries, PGSQ_COUNT_UNKNOWN);
+	pg_atomic_init_u32(&state->pass, 1);
+	pg_atomic_init_u32(&state->sweeping, 0);
+}
 
 /* Note that a backend created an entry */
 void
 pgsq_entry_created(void)
 {
+	pg_atomic_add_fetch_u64(&pgsq_state->num_entries, 1);
+}
+
+/* Note that a reset dropped entries (all of them if "all") */
+void
+pgsq_entries_removed(int64 count, bool all)
+{
+	if (all)
+		pg_atomic_write_u64(&pgsq_state->num_entries, 0);
+	else
+		pg_atomic_sub_fetch_u64(&pgsq_state->num_entries, count);
 }
 
 /* Raise an entry's usage count after a merge, up to the cap */
@@ -28,4 +92,156 @@ pgsq_touch_entry(PgsqSharedEntry *entry)
 
 	if (usage < PGSQ_USAGE_MAX)
 		pg_atomic_write_u32(&entry->usage, usage + 1);
+}
+
+/*
+ * Visit one entry for the current pass.  Returns true if it should be
+ * evicted, filling in the victim.
+ */
+static bool
+visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
+			uint32 pass, Victim *victim)
+{
+	uint32		previous = pg_atomic_exchange_u32(&entry->swept_pass, pass);
+	uint32		usage = pg_atomic_read_u32(&entry->usage);
+	bool		evict = false;
+
+	if (usage > 0)
+	{
+		/* a concurrent raise may be lost: harmless for a usage hint */
+		pg_atomic_write_u32(&entry->usage, usage - 1);
+		return false;
+	}
+	if (previous == 0)
+		return false;			/* first visit: survives this pass */
+
+	/* an entry being merged into right now is in use: skip it */
+	if (!LWLockConditionalAcquire(&entry->header.lock, LW_SHARED))
+		return false;
+	if (entry->data.stats_since != 0)
+	{
+		victim->dboid = hent->key.dboid;
+		victim->objid = hent->key.objid;
+		victim->key = entry->data.key;
+		evict = true;
+	}
+	LWLockRelease(&entry->header.lock);
+	return evict;
+}
+
+/*
+ * Run one slice of the current pass: visit entries not yet visited in this
+ * pass, up to a bounded number or until enough are chosen to bring the
+ * table back to its low-water mark, then evict the chosen ones.  When the
+ * scan reaches the end, the pass is complete and the entry count, exact at
+ * that moment, replaces the running estimate.
+ */
+static void
+sweep_slice(void)
+{
+	uint32		pass = pg_atomic_read_u32(&pgsq_state->pass);
+	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 4);
+	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
+	uint64		low_water = (uint64) pgsq_max * PGSQ_SWEEP_STOP_PCT / 100;
+	bool		counting = count >= PGSQ_COUNT_UNKNOWN / 2;
+	int			processed = 0;
+	int			nvictims = 0;
+	int64		live = 0;
+	bool		finished = true;
+	bool		need_gc = false;
+	Victim	   *victims = palloc(slice * sizeof(Victim));
+	dshash_seq_status hstat;
+	PgStatShared_HashEntry *hent;
+
+	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+	while ((hent = dshash_seq_next(&hstat)) != NULL)
+	{
+		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
+
+		if (entry == NULL)
+			continue;
+		live++;
+		if (pg_atomic_read_u32(&entry->swept_pass) == pass)
+			continue;
+		if (processed == slice ||
+			(!counting && count - nvictims <= low_water))
+		{
+			finished = false;
+			break;
+		}
+		processed++;
+		if (visit_entry(hent, entry, pass, &victims[nvictims]))
+			nvictims++;
+	}
+	dshash_seq_term(&hstat);
+
+	/* evict with no lock held but each drop's own partition lock */
+	for (int i = 0; i < nvictims; i++)
+	{
+		if (!pgstat_drop_entry_ext(PGSQ_STATS_KIND, victims[i].dboid,
+								   victims[i].objid, true))
+			need_gc = true;
+		pgsq_qtext_remove(&victims[i].key);
+	}
+	/* one request per slice: each makes every backend scan its references */
+	if (need_gc)
+		pgstat_request_entry_refs_gc();
+
+	if (nvictims > 0)
+	{
+		pg_atomic_add_fetch_u64(&pgsq_state->evicted_entries, nvictims);
+		pg_atomic_write_u64(&pgsq_state->last_eviction_time,
+							(uint64) GetCurrentTimestamp());
+	}
+	if (finished)
+	{
+		pg_atomic_write_u64(&pgsq_state->num_entries, Max(live - nvictims, 0));
+		pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
+		pg_atomic_compare_exchange_u32(&pgsq_state->pass, &pass, pass + 1 == 0 ? 1 : pass + 1);
+	}
+	else
+		pg_atomic_sub_fetch_u64(&pgsq_state->num_entries, nvictims);
+	pfree(victims);
+}
+
+/* Run one slice unless another backend is sweeping; never waits */
+static void
+try_sweep_slice(void)
+{
+	uint32		idle = 0;
+
+	if (!pg_atomic_compare_exchange_u32(&pgsq_state->sweeping, &idle, 1))
+		return;
+	PG_TRY();
+	{
+		sweep_slice();
+	}
+	PG_FINALLY();
+	{
+		pg_atomic_write_u32(&pgsq_state->sweeping, 0);
+	}
+	PG_END_TRY();
+}
+
+/* After a statement: sweep a slice if the table is nearly full */
+void
+pgsq_maybe_sweep(void)
+{
+	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
+
+	if (count >= (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100)
+		try_sweep_slice();
+}
+
+/* May a new entry be created?  At the bound, first try to make room. */
+bool
+pgsq_room_for_new_entry(void)
+{
+	uint64		bound = (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
+	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
+
+	if (count < bound || count >= PGSQ_COUNT_UNKNOWN / 2)
+		return true;
+	try_sweep_slice();
+	return pg_atomic_read_u64(&pgsq_state->num_entries) < bound;
 }

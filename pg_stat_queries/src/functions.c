@@ -28,7 +28,7 @@
 #define PGSQ_STATS_COLS 53
 
 /* Columns of pg_stat_queries_info() */
-#define PGSQ_INFO_COLS 9
+#define PGSQ_INFO_COLS 10
 
 PG_FUNCTION_INFO_V1(pg_stat_queries);
 PG_FUNCTION_INFO_V1(pg_stat_queries_reset);
@@ -228,6 +228,7 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->text_bytes));
 	values[col++] = Int64GetDatum((int64) pgsq_query_text_memory * 1024);
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->texts_missing));
+	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->refused));
 	Assert(col == PGSQ_INFO_COLS);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

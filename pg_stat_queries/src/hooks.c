@@ -112,9 +112,10 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		PgsqKey		key = current_key(query->queryId);
 		PgStat_EntryRef *entry_ref = pgsq_entry_ref(&key, false);
 
-		ensure_text((PgsqSharedEntry *) entry_ref->shared_stats, &key,
-					pstate->p_sourcetext, query->stmt_location,
-					query->stmt_len, jstate);
+		if (entry_ref != NULL)
+			ensure_text((PgsqSharedEntry *) entry_ref->shared_stats, &key,
+						pstate->p_sourcetext, query->stmt_location,
+						query->stmt_len, jstate);
 	}
 }
 
@@ -131,9 +132,12 @@ record_statement(int64 queryid, const char *source, int location, int len,
 
 	entry = pgsq_record(&key, phase, ms, rows, bufusage, walusage, jitusage,
 						parallel_to_launch, parallel_launched);
-	if (source != NULL)
+	if (entry != NULL && source != NULL)
 		ensure_text(entry, &key, source, location, len, NULL);
 	pgsq_maybe_flush_busy();
+
+	/* last: a sweep may evict entries this backend holds references to */
+	pgsq_maybe_sweep();
 }
 
 /* Planner hook: measure planning when track_planning is on */

@@ -109,7 +109,8 @@ add_timing(PgsqCounters *c, int phase, double ms)
 
 /*
  * Record one planning or execution of a statement in local memory, and
- * return its shared entry (for reading only).  Only the first execution of
+ * return its shared entry (for reading only), or NULL if the statement has
+ * no entry and the table is at its bound.  Only the first execution of
  * a statement unknown to this backend looks at shared memory, to find or
  * create its entry.
  */
@@ -120,9 +121,12 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			int parallel_to_launch, int parallel_launched)
 {
 	PgStat_EntryRef *entry_ref = pgsq_entry_ref(key, true);
-	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
+	PgsqPending *pending;
 	PgsqCounters *c;
 
+	if (entry_ref == NULL)
+		return NULL;			/* table full; counted as refused */
+	pending = (PgsqPending *) entry_ref->pending;
 	if (!pending->listed)
 	{
 		pending->key = *key;

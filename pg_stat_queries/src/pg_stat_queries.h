@@ -115,7 +115,8 @@ typedef struct PgsqSharedEntry
 	PgStatShared_Common header; /* holds the entry's LWLock */
 	PgsqEntryData data;
 	pg_atomic_uint32 has_text;	/* text known to be stored (a hint) */
-	pg_atomic_uint32 usage;		/* clock-sweep usage count */
+	pg_atomic_uint32 usage;		/* clock-sweep usage count (eviction.c) */
+	pg_atomic_uint32 swept_pass;	/* last sweep pass that visited it */
 } PgsqSharedEntry;
 
 /* Fixed shared state (store.c); see the locking notes there */
@@ -128,8 +129,10 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 texts_missing; /* texts that could not be stored */
 	pg_atomic_uint64 text_bytes;	/* bytes of stored query texts */
 	pg_atomic_uint64 last_eviction_time;
-	pg_atomic_uint32 sweep_hand;	/* next partition for the clock sweep */
-	pg_atomic_uint32 sweeping;	/* a sweep slice is running */
+	pg_atomic_uint64 refused;	/* executions not tracked: table full */
+	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
+	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
+	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
 	int			text_tranche_id;
 	dshash_table_handle text_hash_handle;
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */
@@ -168,6 +171,7 @@ extern bool pgsq_store_ready(void);
 extern void pgsq_require_store(void);
 extern uint64 pgsq_objid(const PgsqKey *key);
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending);
+extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);
 extern int	pgsq_collect_entries(PgsqEntryData **entries);
 extern int64 pgsq_count_entries(void);
@@ -185,8 +189,12 @@ extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);
 
 /* eviction.c */
+extern void pgsq_eviction_init(PgsqSharedState *state);
 extern void pgsq_entry_created(void);
+extern void pgsq_entries_removed(int64 count, bool all);
+extern bool pgsq_room_for_new_entry(void);
 extern void pgsq_touch_entry(PgsqSharedEntry *entry);
+extern void pgsq_maybe_sweep(void);
 
 /* qtext.c */
 extern void pgsq_qtext_attach(void);

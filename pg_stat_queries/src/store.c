@@ -93,8 +93,7 @@ pgsq_shmem_startup(void)
 		pg_atomic_init_u64(&pgsq_state->texts_missing, 0);
 		pg_atomic_init_u64(&pgsq_state->text_bytes, 0);
 		pg_atomic_init_u64(&pgsq_state->last_eviction_time, 0);
-		pg_atomic_init_u32(&pgsq_state->sweep_hand, 0);
-		pg_atomic_init_u32(&pgsq_state->sweeping, 0);
+		pgsq_eviction_init(pgsq_state);
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
 	LWLockRelease(AddinShmemInitLock);
@@ -131,6 +130,23 @@ pgsq_objid(const PgsqKey *key)
 	return hash_combine64((uint64) key->queryid, murmurhash64(extra));
 }
 
+/* Give a newly created entry its key, so it can be found and evicted */
+static void
+init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
+{
+	PgsqEntryData *data = &((PgsqSharedEntry *) entry_ref->shared_stats)->data;
+
+	pgstat_lock_entry(entry_ref, false);
+	if (data->stats_since == 0)
+	{
+		data->key = *key;
+		data->stats_since = GetCurrentTimestamp();
+		data->minmax_stats_since = data->stats_since;
+	}
+	pgstat_unlock_entry(entry_ref);
+	pgsq_entry_created();
+}
+
 /*
  * This backend's reference to a statement's entry, created if needed, with
  * pending data allocated if asked.  A cached reference may point to an entry
@@ -144,6 +160,14 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending)
 {
 	uint64		objid = pgsq_objid(key);
 
+	/* at the bound, only statements that have an entry are counted */
+	if (unlikely(!pgsq_room_for_new_entry()) &&
+		pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid, false, NULL) == NULL)
+	{
+		pg_atomic_add_fetch_u64(&pgsq_state->refused, 1);
+		return NULL;
+	}
+
 	for (;;)
 	{
 		PgStat_EntryRef *entry_ref;
@@ -156,7 +180,7 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending)
 			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
 											 objid, true, &created);
 		if (created)
-			pgsq_entry_created();
+			init_new_entry(entry_ref, key);
 		if (likely(!entry_ref->shared_entry->dropped))
 			return entry_ref;
 
@@ -254,8 +278,8 @@ pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 }
 
 /* Our entries' shared part, or NULL for other kinds and dropped entries */
-static PgsqSharedEntry *
-entry_of_hash_entry(PgStatShared_HashEntry *hent)
+PgsqSharedEntry *
+pgsq_shared_entry_of(PgStatShared_HashEntry *hent)
 {
 	if (hent->key.kind != PGSQ_STATS_KIND || hent->dropped)
 		return NULL;
@@ -279,7 +303,7 @@ pgsq_collect_entries(PgsqEntryData **entries)
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while ((hent = dshash_seq_next(&hstat)) != NULL)
 	{
-		PgsqSharedEntry *entry = entry_of_hash_entry(hent);
+		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 
 		if (entry == NULL)
 			continue;
@@ -311,7 +335,7 @@ pgsq_count_entries(void)
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while ((hent = dshash_seq_next(&hstat)) != NULL)
 	{
-		if (entry_of_hash_entry(hent) != NULL)
+		if (pgsq_shared_entry_of(hent) != NULL)
 			n++;
 	}
 	dshash_seq_term(&hstat);
@@ -338,6 +362,7 @@ typedef struct DropMatching
 {
 	const PgsqResetFilter *filter;
 	List	   *dropped;		/* PgsqKey copies, for text removal */
+	int64		count;			/* entries dropped */
 } DropMatching;
 
 /* pgstat_drop_matching_entries callback: pick our entries to drop */
@@ -345,10 +370,11 @@ static bool
 drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 {
 	DropMatching *state = (DropMatching *) DatumGetPointer(arg);
-	PgsqSharedEntry *entry = entry_of_hash_entry(hent);
+	PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 
 	if (entry == NULL || !filter_matches(state->filter, &entry->data))
 		return false;
+	state->count++;
 	if (entry->data.stats_since != 0)
 	{
 		PgsqKey    *key = palloc(sizeof(PgsqKey));
@@ -380,7 +406,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 		while ((hent = dshash_seq_next(&hstat)) != NULL)
 		{
-			PgsqSharedEntry *entry = entry_of_hash_entry(hent);
+			PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 
 			if (entry == NULL)
 				continue;
@@ -403,11 +429,12 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 	}
 	else
 	{
-		DropMatching state = {filter, NIL};
+		DropMatching state = {filter, NIL, 0};
 		ListCell   *lc;
 
 		pgstat_drop_matching_entries(drop_matching, PointerGetDatum(&state));
 		pgstat_request_entry_refs_gc();
+		pgsq_entries_removed(state.count, full);
 
 		/* texts only now, with no pgstat lock held */
 		if (full)
@@ -427,6 +454,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 			pg_atomic_write_u64(&pgsq_state->dealloc, 0);
 			pg_atomic_write_u64(&pgsq_state->evicted_entries, 0);
 			pg_atomic_write_u64(&pgsq_state->texts_missing, 0);
+			pg_atomic_write_u64(&pgsq_state->refused, 0);
 			pg_atomic_write_u64(&pgsq_state->last_eviction_time, 0);
 		}
 	}
