@@ -189,6 +189,14 @@ def main():
     lines.append("")
     lines.extend(summary)
     lines.append("")
+    noisy = sorted({w for (w, c), s in stats.items()
+                    if s["tps"] and median((w, c)) > 0 and (max(s["tps"]) - min(s["tps"])) / median((w, c)) > 0.10})
+    if noisy:
+        lines.append(f"**Caution:** in {', '.join(noisy)} the TPS of one configuration varied by more than 10% "
+                     "between repeats (see the spread columns), far more than the differences the targets are about; "
+                     "those ratios are not conclusive (machine shared with other work while measured). "
+                     "The callgrind instruction counts below do not depend on that load.")
+        lines.append("")
 
     # callgrind
     cg_lines = []
