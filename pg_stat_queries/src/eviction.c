@@ -48,7 +48,21 @@
 /* num_entries before the first pass after startup has counted them */
 #define PGSQ_COUNT_UNKNOWN (PG_INT64_MAX / 4)
 
-/* An entry chosen for eviction */
+/*
+ * A dropped entry stays in the shared hash until its last reference is
+ * released.  PostgreSQL 18 leaks it there if it was reused (reinitialized)
+ * by a new statement with the same key and dropped again while an older
+ * reference was still held: the release of that older reference sees a
+ * newer generation and leaves the entry alone, with no reference left.
+ * Eviction drops and reuses keys often enough to hit this.  Such an orphan
+ * costs one entry's memory until its key is reused; it cannot be told
+ * apart safely from an entry whose last referrer is about to free it, so we
+ * free orphans only at shutdown, in the checkpointer, when no backend is
+ * left (the statistics file must not see them).
+ */
+#define PGSQ_ORPHANS_MAX 256
+
+/* An entry chosen for eviction, or an orphan to free */
 typedef struct Victim
 {
 	Oid			dboid;
@@ -74,14 +88,15 @@ pgsq_entry_created(void)
 	pg_atomic_add_fetch_u64(&pgsq_state->num_entries, 1);
 }
 
-/* Note that a reset dropped entries (all of them if "all") */
+/* Note that a reset or eviction dropped entries; never below zero */
 void
-pgsq_entries_removed(int64 count, bool all)
+pgsq_entries_removed(int64 count)
 {
-	if (all)
-		pg_atomic_write_u64(&pgsq_state->num_entries, 0);
-	else
-		pg_atomic_sub_fetch_u64(&pgsq_state->num_entries, count);
+	uint64		old = pg_atomic_read_u64(&pgsq_state->num_entries);
+
+	while (!pg_atomic_compare_exchange_u64(&pgsq_state->num_entries, &old,
+										   old > (uint64) count ? old - count : 0))
+		;
 }
 
 /* Raise an entry's usage count after a merge, up to the cap */
@@ -92,6 +107,62 @@ pgsq_touch_entry(PgsqSharedEntry *entry)
 
 	if (usage < PGSQ_USAGE_MAX)
 		pg_atomic_write_u32(&entry->usage, usage + 1);
+}
+
+/* Is this a dropped entry of ours that nobody references? */
+static bool
+is_orphan(PgStatShared_HashEntry *hent)
+{
+	return hent->key.kind == PGSQ_STATS_KIND && hent->dropped &&
+		pg_atomic_read_u32(&hent->refcount) == 0;
+}
+
+/*
+ * Free orphaned entries: revive each one (the statistics system reuses a
+ * dropped entry when asked to create its key) and drop it again, this time
+ * as its only referrer, which frees it.  If the key is live again, leave it.
+ */
+static void
+free_orphans(Victim *orphans, int count)
+{
+	for (int i = 0; i < count; i++)
+	{
+		bool		created;
+
+		(void) pgstat_get_entry_ref(PGSQ_STATS_KIND, orphans[i].dboid,
+									orphans[i].objid, true, &created);
+		if (created)
+			(void) pgstat_drop_entry_ext(PGSQ_STATS_KIND, orphans[i].dboid,
+										 orphans[i].objid, true);
+	}
+}
+
+/* Free every orphaned entry; only at shutdown, when no backend is left */
+void
+pgsq_free_all_orphans(void)
+{
+	Victim	   *orphans = palloc(PGSQ_ORPHANS_MAX * sizeof(Victim));
+	int			count;
+
+	do
+	{
+		dshash_seq_status hstat;
+		PgStatShared_HashEntry *hent;
+
+		count = 0;
+		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+		while ((hent = dshash_seq_next(&hstat)) != NULL && count < PGSQ_ORPHANS_MAX)
+		{
+			if (!is_orphan(hent))
+				continue;
+			orphans[count].dboid = hent->key.dboid;
+			orphans[count].objid = hent->key.objid;
+			count++;
+		}
+		dshash_seq_term(&hstat);
+		free_orphans(orphans, count);
+	} while (count == PGSQ_ORPHANS_MAX);
+	pfree(orphans);
 }
 
 /*
@@ -200,7 +271,7 @@ sweep_slice(void)
 		pg_atomic_compare_exchange_u32(&pgsq_state->pass, &pass, pass + 1 == 0 ? 1 : pass + 1);
 	}
 	else
-		pg_atomic_sub_fetch_u64(&pgsq_state->num_entries, nvictims);
+		pgsq_entries_removed(nvictims);
 	pfree(victims);
 }
 

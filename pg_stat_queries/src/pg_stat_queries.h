@@ -191,10 +191,11 @@ extern void pgsq_maybe_flush_busy(void);
 /* eviction.c */
 extern void pgsq_eviction_init(PgsqSharedState *state);
 extern void pgsq_entry_created(void);
-extern void pgsq_entries_removed(int64 count, bool all);
+extern void pgsq_entries_removed(int64 count);
 extern bool pgsq_room_for_new_entry(void);
 extern void pgsq_touch_entry(PgsqSharedEntry *entry);
 extern void pgsq_maybe_sweep(void);
+extern void pgsq_free_all_orphans(void);
 
 /* qtext.c */
 extern void pgsq_qtext_attach(void);

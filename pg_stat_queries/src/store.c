@@ -45,6 +45,7 @@
 PgsqSharedState *pgsq_state = NULL;
 
 static void pgsq_init_backend_cb(void);
+static bool pgsq_flush_static_cb(bool nowait);
 
 /* Our kind of cumulative statistics; write_to_file follows .save */
 PgStat_KindInfo pgsq_kind_info = {
@@ -57,6 +58,7 @@ PgStat_KindInfo pgsq_kind_info = {
 	.shared_data_len = sizeof(((PgsqSharedEntry *) 0)->data),
 	.pending_size = sizeof(PgsqPending),
 	.flush_pending_cb = pgsq_flush_pending_cb,
+	.flush_static_cb = pgsq_flush_static_cb,
 	.init_backend_cb = pgsq_init_backend_cb,
 };
 
@@ -65,6 +67,19 @@ static void
 pgsq_init_backend_cb(void)
 {
 	pgsq_qtext_init_backend();
+}
+
+/*
+ * Called by every flush of fixed statistics.  The checkpointer's last one
+ * comes right before it writes the statistics file at shutdown: the moment
+ * to free orphaned entries (see eviction.c).
+ */
+static bool
+pgsq_flush_static_cb(bool nowait)
+{
+	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
+		pgsq_free_all_orphans();
+	return false;
 }
 
 /* Reserve our fixed shared memory; called from shmem_request_hook */
@@ -134,7 +149,13 @@ pgsq_objid(const PgsqKey *key)
 static void
 init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 {
-	PgsqEntryData *data = &((PgsqSharedEntry *) entry_ref->shared_stats)->data;
+	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
+	PgsqEntryData *data = &entry->data;
+
+	/* a dropped entry may be reused: start its hints afresh */
+	pg_atomic_write_u32(&entry->has_text, 0);
+	pg_atomic_write_u32(&entry->usage, 0);
+	pg_atomic_write_u32(&entry->swept_pass, 0);
 
 	pgstat_lock_entry(entry_ref, false);
 	if (data->stats_since == 0)
@@ -434,7 +455,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 
 		pgstat_drop_matching_entries(drop_matching, PointerGetDatum(&state));
 		pgstat_request_entry_refs_gc();
-		pgsq_entries_removed(state.count, full);
+		pgsq_entries_removed(state.count);
 
 		/* texts only now, with no pgstat lock held */
 		if (full)
