@@ -1,0 +1,87 @@
+# Hot statements survive heavy churn: 1000 statements taking 80% of the
+# executions, plus 100,000 distinct ones taking 20%, with max = 5000.  All
+# 1000 hot statements must be present at every sample, and the table must
+# stay within max + 5%.
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time sleep);
+
+my $seconds = $ENV{PGSQ_RETENTION_SECONDS} // 25;
+my $warmup = 6;
+
+my $node = PostgreSQL::Test::Cluster->new('retention');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq(
+shared_preload_libraries = 'pg_stat_queries'
+pg_stat_queries.max = 5000
+fsync = off
+));
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION pg_stat_queries');
+# t1..t1000 for the hot statements, c1..c100 joined with them for the cold
+$node->safe_psql(
+	'postgres', q{
+DO $$
+BEGIN
+  FOR i IN 1..1000 LOOP
+    EXECUTE format('CREATE TABLE t%s (id int); INSERT INTO t%s VALUES (1)', i, i);
+  END LOOP;
+  FOR i IN 1..100 LOOP
+    EXECUTE format('CREATE TABLE c%s (id int); INSERT INTO c%s VALUES (1)', i, i);
+  END LOOP;
+END $$});
+
+my $dir = PostgreSQL::Test::Utils::tempdir;
+open(my $fh, '>', "$dir/hot.sql") or die;
+print $fh "\\set a random(1, 1000)\nSELECT id FROM t:a;\n";
+close $fh;
+open($fh, '>', "$dir/cold.sql") or die;
+print $fh "\\set a random(1, 1000)\n\\set b random(1, 100)\n"
+  . "SELECT t:a.id FROM t:a, c:b WHERE t:a.id = c:b.id;\n";
+close $fh;
+
+$node->safe_psql('postgres', 'SELECT pg_stat_queries_reset()');
+my ($out, $err) = ('', '');
+my $h = IPC::Run::start(
+	[
+		'pgbench', '-n', '-c', '4', '-j', '2', '-T', $seconds,
+		'-f', "$dir/hot.sql\@8", '-f', "$dir/cold.sql\@2",
+		'-h', $node->host, '-p', $node->port, 'postgres'
+	],
+	'>', \$out, '2>', \$err);
+
+my $start = time;
+my ($samples, $min_hot, $max_entries) = (0, 1000, 0);
+while ($h->pumpable)
+{
+	sleep(1);
+	$h->pump_nb;
+	next if time - $start < $warmup;
+	my ($hot, $entries) = split(
+		/\|/,
+		$node->safe_psql(
+			'postgres', q{
+SELECT (SELECT count(*) FROM pg_stat_queries WHERE query ~ '^SELECT id FROM t[0-9]+$'),
+       num_entries FROM pg_stat_queries_info}));
+	$samples++;
+	$min_hot = $hot if $hot < $min_hot;
+	$max_entries = $entries if $entries > $max_entries;
+}
+ok($h->finish, 'pgbench succeeded') or diag($err);
+cmp_ok($samples, '>=', 5, "took $samples samples");
+is($min_hot, 1000, 'all 1000 hot statements present at every sample');
+cmp_ok($max_entries, '<=', 5250, "table within max + 5% (largest $max_entries)");
+
+my ($evicted, $cold) = split(/\|/,
+	$node->safe_psql('postgres',
+		"SELECT evicted_entries, (SELECT count(*) FROM pg_stat_queries WHERE query LIKE '%, c%') FROM pg_stat_queries_info"));
+cmp_ok($evicted, '>', 0, "cold statements were evicted ($evicted)");
+note("cold entries at the end: $cold");
+
+ok(!$node->log_contains('TRAP:|PANIC|terminated by signal'), 'no crash or assertion failure');
+$node->stop;
+done_testing();
