@@ -12,10 +12,11 @@ PG_CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-init
 	-Wno-sign-compare -Wno-clobbered -Wno-cast-function-type
 
 TEST_CONF ?= $(srcdir)/test/$(EXTENSION).conf
+ISOLATION_CONF ?= $(TEST_CONF)
 REGRESS_OPTS += --inputdir=$(srcdir)/test --temp-instance=$(CURDIR)/tmp_regress \
 	$(if $(wildcard $(TEST_CONF)),--temp-config=$(TEST_CONF))
 ISOLATION_OPTS += --inputdir=$(srcdir)/test --temp-instance=$(CURDIR)/tmp_isolation \
-	$(if $(wildcard $(TEST_CONF)),--temp-config=$(TEST_CONF))
+	$(if $(wildcard $(ISOLATION_CONF)),--temp-config=$(ISOLATION_CONF))
 PROVE_TESTS ?= $(wildcard test/t/*.pl)
 PROVE_FLAGS += -I $(srcdir)/test/perl
 
