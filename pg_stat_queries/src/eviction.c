@@ -281,7 +281,9 @@ try_sweep_slice(void)
 {
 	uint32		idle = 0;
 
-	if (!pg_atomic_compare_exchange_u32(&pgsq_state->sweeping, &idle, 1))
+	/* look before writing: the flag's cache line is shared by everybody */
+	if (pg_atomic_read_u32(&pgsq_state->sweeping) != 0 ||
+		!pg_atomic_compare_exchange_u32(&pgsq_state->sweeping, &idle, 1))
 		return;
 	PG_TRY();
 	{
