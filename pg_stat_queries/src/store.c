@@ -35,6 +35,7 @@
  */
 #include "pg_stat_queries.h"
 
+#include "access/xact.h"
 #include "common/hashfn.h"
 #include "lib/dshash.h"
 #include "miscadmin.h"
@@ -161,7 +162,8 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 	if (data->stats_since == 0)
 	{
 		data->key = *key;
-		data->stats_since = GetCurrentTimestamp();
+		/* the statement's start time: already known, no clock read */
+		data->stats_since = GetCurrentStatementStartTimestamp();
 		data->minmax_stats_since = data->stats_since;
 	}
 	pgstat_unlock_entry(entry_ref);
