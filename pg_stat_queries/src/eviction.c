@@ -223,14 +223,11 @@ sweep_slice(void)
 	Victim	   *victims = palloc(slice * sizeof(Victim));
 	dshash_seq_status hstat;
 	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((hent = dshash_seq_next(&hstat)) != NULL)
+	while ((entry = pgsq_scan_next(&hstat, &hent)) != NULL)
 	{
-		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
-
-		if (entry == NULL)
-			continue;
 		live++;
 		if (pg_atomic_read_u32(&entry->swept_pass) == pass)
 			continue;

@@ -25,6 +25,17 @@
 /* Depth of planner/executor/utility calls we are inside of */
 static int	nesting_level = 0;
 
+/* Time and resource usage of one planning or utility command */
+typedef struct Measurement
+{
+	instr_time	start;
+	BufferUsage buf_start;
+	WalUsage	wal_start;
+	double		ms;
+	BufferUsage bufusage;
+	WalUsage	walusage;
+} Measurement;
+
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 static planner_hook_type prev_planner = NULL;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
@@ -119,6 +130,30 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 	}
 }
 
+/* Start measuring */
+static void
+measure_begin(Measurement *m)
+{
+	m->buf_start = pgBufferUsage;
+	m->wal_start = pgWalUsage;
+	INSTR_TIME_SET_CURRENT(m->start);
+}
+
+/* Stop measuring: elapsed time and the buffer and WAL usage since begin */
+static void
+measure_end(Measurement *m)
+{
+	instr_time	duration;
+
+	INSTR_TIME_SET_CURRENT(duration);
+	INSTR_TIME_SUBTRACT(duration, m->start);
+	m->ms = INSTR_TIME_GET_MILLISEC(duration);
+	memset(&m->bufusage, 0, sizeof(m->bufusage));
+	BufferUsageAccumDiff(&m->bufusage, &pgBufferUsage, &m->buf_start);
+	memset(&m->walusage, 0, sizeof(m->walusage));
+	WalUsageAccumDiff(&m->walusage, &pgWalUsage, &m->wal_start);
+}
+
 /* Record a finished statement, and its text if the entry lacks one */
 static void
 record_statement(int64 queryid, const char *source, int location, int len,
@@ -148,19 +183,10 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 	PlannedStmt *result;
 	bool		measure = tracking(nesting_level) && pgsq_track_planning &&
 		query_string != NULL && parse->queryId != INT64CONST(0);
-	instr_time	start;
-	instr_time	duration;
-	BufferUsage buf_start;
-	BufferUsage bufusage;
-	WalUsage	wal_start;
-	WalUsage	walusage;
+	Measurement m;
 
 	if (measure)
-	{
-		buf_start = pgBufferUsage;
-		wal_start = pgWalUsage;
-		INSTR_TIME_SET_CURRENT(start);
-	}
+		measure_begin(&m);
 
 	/* functions run by the planner are nested statements */
 	nesting_level++;
@@ -179,16 +205,10 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	if (measure)
 	{
-		INSTR_TIME_SET_CURRENT(duration);
-		INSTR_TIME_SUBTRACT(duration, start);
-		memset(&bufusage, 0, sizeof(bufusage));
-		BufferUsageAccumDiff(&bufusage, &pgBufferUsage, &buf_start);
-		memset(&walusage, 0, sizeof(walusage));
-		WalUsageAccumDiff(&walusage, &pgWalUsage, &wal_start);
+		measure_end(&m);
 		record_statement(parse->queryId, query_string, parse->stmt_location,
-						 parse->stmt_len, PGSQ_PLAN,
-						 INSTR_TIME_GET_MILLISEC(duration), 0,
-						 &bufusage, &walusage, NULL, 0, 0);
+						 parse->stmt_len, PGSQ_PLAN, m.ms, 0,
+						 &m.bufusage, &m.walusage, NULL, 0, 0);
 	}
 	return result;
 }
@@ -324,12 +344,7 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	bool		enabled = pgsq_track_utility && tracking(nesting_level);
 	bool		prepared = IsA(parsetree, ExecuteStmt) ||
 		IsA(parsetree, PrepareStmt);
-	instr_time	start;
-	instr_time	duration;
-	BufferUsage buf_start;
-	BufferUsage bufusage;
-	WalUsage	wal_start;
-	WalUsage	walusage;
+	Measurement m;
 	uint64		rows;
 
 	/*
@@ -346,20 +361,11 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		return;
 	}
 
-	buf_start = pgBufferUsage;
-	wal_start = pgWalUsage;
-	INSTR_TIME_SET_CURRENT(start);
-
+	measure_begin(&m);
 	call_process_utility(true, pstmt, queryString, readOnlyTree, context,
 						 params, queryEnv, dest, qc);
-
 	/* pstmt may be gone now (ROLLBACK frees it): use our copies only */
-	INSTR_TIME_SET_CURRENT(duration);
-	INSTR_TIME_SUBTRACT(duration, start);
-	memset(&bufusage, 0, sizeof(bufusage));
-	BufferUsageAccumDiff(&bufusage, &pgBufferUsage, &buf_start);
-	memset(&walusage, 0, sizeof(walusage));
-	WalUsageAccumDiff(&walusage, &pgWalUsage, &wal_start);
+	measure_end(&m);
 
 	/* commands that report a row count in their completion tag */
 	rows = (qc && (qc->commandTag == CMDTAG_COPY ||
@@ -370,8 +376,7 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	if (queryid != INT64CONST(0))
 		record_statement(queryid, queryString, location, len, PGSQ_EXEC,
-						 INSTR_TIME_GET_MILLISEC(duration), rows,
-						 &bufusage, &walusage, NULL, 0, 0);
+						 m.ms, rows, &m.bufusage, &m.walusage, NULL, 0, 0);
 }
 
 /* Install our hooks, keeping the previous ones to call */

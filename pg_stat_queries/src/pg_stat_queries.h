@@ -171,7 +171,8 @@ extern bool pgsq_store_ready(void);
 extern void pgsq_require_store(void);
 extern uint64 pgsq_objid(const PgsqKey *key);
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending);
-extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
+extern PgsqSharedEntry *pgsq_scan_next(dshash_seq_status *hstat,
+									   PgStatShared_HashEntry **hent_out);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);
 extern int	pgsq_collect_entries(PgsqEntryData **entries);
 extern int64 pgsq_count_entries(void);

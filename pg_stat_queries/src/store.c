@@ -301,12 +301,34 @@ pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 }
 
 /* Our entries' shared part, or NULL for other kinds and dropped entries */
-PgsqSharedEntry *
+static PgsqSharedEntry *
 pgsq_shared_entry_of(PgStatShared_HashEntry *hent)
 {
 	if (hent->key.kind != PGSQ_STATS_KIND || hent->dropped)
 		return NULL;
 	return (PgsqSharedEntry *) dsa_get_address(pgStatLocal.dsa, hent->body);
+}
+
+/*
+ * The next of our entries in a scan of the statistics system's hash (begun
+ * with dshash_seq_init), or NULL at the end; its hash entry too if asked.
+ */
+PgsqSharedEntry *
+pgsq_scan_next(dshash_seq_status *hstat, PgStatShared_HashEntry **hent_out)
+{
+	PgStatShared_HashEntry *hent;
+
+	while ((hent = dshash_seq_next(hstat)) != NULL)
+	{
+		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
+
+		if (entry == NULL)
+			continue;
+		if (hent_out != NULL)
+			*hent_out = hent;
+		return entry;
+	}
+	return NULL;
 }
 
 /*
@@ -318,18 +340,14 @@ int
 pgsq_collect_entries(PgsqEntryData **entries)
 {
 	dshash_seq_status hstat;
-	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
 	int			n = 0;
 	int			size = 256;
 	PgsqEntryData *result = palloc(size * sizeof(PgsqEntryData));
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((hent = dshash_seq_next(&hstat)) != NULL)
+	while ((entry = pgsq_scan_next(&hstat, NULL)) != NULL)
 	{
-		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
-
-		if (entry == NULL)
-			continue;
 		if (n == size)
 		{
 			size *= 2;
@@ -352,15 +370,11 @@ int64
 pgsq_count_entries(void)
 {
 	dshash_seq_status hstat;
-	PgStatShared_HashEntry *hent;
 	int64		n = 0;
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((hent = dshash_seq_next(&hstat)) != NULL)
-	{
-		if (pgsq_shared_entry_of(hent) != NULL)
-			n++;
-	}
+	while (pgsq_scan_next(&hstat, NULL) != NULL)
+		n++;
 	dshash_seq_term(&hstat);
 	return n;
 }
@@ -424,15 +438,11 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 	if (minmax_only)
 	{
 		dshash_seq_status hstat;
-		PgStatShared_HashEntry *hent;
+		PgsqSharedEntry *entry;
 
 		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-		while ((hent = dshash_seq_next(&hstat)) != NULL)
+		while ((entry = pgsq_scan_next(&hstat, NULL)) != NULL)
 		{
-			PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
-
-			if (entry == NULL)
-				continue;
 			LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
 			if (entry->data.stats_since != 0 &&
 				filter_matches(filter, &entry->data))
