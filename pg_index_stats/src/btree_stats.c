@@ -136,35 +136,24 @@ account_btree_page(Relation rel, Page page, BlockNumber blkno,
 		totals->internal_pages++;
 }
 
+/* Block visitor: the metapage or one B-tree page */
+static void
+visit_btree_block(Relation rel, Buffer buf, BlockNumber blkno, void *arg)
+{
+	BtreeTotals *totals = (BtreeTotals *) arg;
+
+	if (blkno == BTREE_METAPAGE)
+		read_btree_metapage(rel, buf, totals);
+	else
+		account_btree_page(rel, BufferGetPage(buf), blkno, totals);
+}
+
 /* Walk all blocks of "rel" through a read stream and fill "totals". */
 static void
 collect_btree_totals(Relation rel, BtreeTotals *totals)
 {
-	PisIndexScan scan;
-	Buffer		buf;
-
 	memset(totals, 0, sizeof(BtreeTotals));
-
-	pis_scan_begin(&scan, rel);
-	if (scan.nblocks == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has no metapage",
-						RelationGetRelationName(rel))));
-
-	while ((buf = pis_scan_next(&scan)) != InvalidBuffer)
-	{
-		BlockNumber blkno = BufferGetBlockNumber(buf);
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		if (blkno == BTREE_METAPAGE)
-			read_btree_metapage(rel, buf, totals);
-		else
-			account_btree_page(rel, BufferGetPage(buf), blkno, totals);
-		UnlockReleaseBuffer(buf);
-	}
-
-	pis_scan_end(&scan);
+	(void) pis_visit_blocks(rel, visit_btree_block, totals);
 }
 
 /* SQL-callable pg_index_stats(regclass). */

@@ -130,39 +130,24 @@ account_hash_page(Relation rel, Page page, BlockNumber blkno,
 	}
 }
 
+/* Block visitor: the metapage or one hash page */
+static void
+visit_hash_block(Relation rel, Buffer buf, BlockNumber blkno, void *arg)
+{
+	HashTotals *totals = (HashTotals *) arg;
+
+	if (blkno == HASH_METAPAGE)
+		read_hash_metapage(rel, buf, totals);
+	else
+		account_hash_page(rel, BufferGetPage(buf), blkno, totals);
+}
+
 /* Walk all blocks of "rel" through a read stream and fill "totals". */
 static BlockNumber
 collect_hash_totals(Relation rel, HashTotals *totals)
 {
-	PisIndexScan scan;
-	Buffer		buf;
-	BlockNumber nblocks;
-
 	memset(totals, 0, sizeof(HashTotals));
-
-	pis_scan_begin(&scan, rel);
-	nblocks = scan.nblocks;
-	if (nblocks == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("hash index \"%s\" has no metapage",
-						RelationGetRelationName(rel))));
-
-	while ((buf = pis_scan_next(&scan)) != InvalidBuffer)
-	{
-		BlockNumber blkno = BufferGetBlockNumber(buf);
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		if (blkno == HASH_METAPAGE)
-			read_hash_metapage(rel, buf, totals);
-		else
-			account_hash_page(rel, BufferGetPage(buf), blkno, totals);
-		UnlockReleaseBuffer(buf);
-	}
-
-	pis_scan_end(&scan);
-
-	return nblocks;
+	return pis_visit_blocks(rel, visit_hash_block, totals);
 }
 
 /* SQL-callable pg_hash_index_stats(regclass). */

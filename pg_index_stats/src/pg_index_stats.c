@@ -22,7 +22,7 @@
 PG_MODULE_MAGIC_EXT(.name = "pg_index_stats",.version = "1.0");
 
 /* Start a forward pass over all blocks that the index has right now. */
-void
+static void
 pis_scan_begin(PisIndexScan *scan, Relation rel)
 {
 	scan->rel = rel;
@@ -47,7 +47,7 @@ pis_scan_begin(PisIndexScan *scan, Relation rel)
 }
 
 /* Return the next pinned buffer of the pass, or InvalidBuffer at the end. */
-Buffer
+static Buffer
 pis_scan_next(PisIndexScan *scan)
 {
 	CHECK_FOR_INTERRUPTS();
@@ -56,11 +56,42 @@ pis_scan_next(PisIndexScan *scan)
 }
 
 /* Release the stream and its buffer ring once the pass is finished. */
-void
+static void
 pis_scan_end(PisIndexScan *scan)
 {
 	read_stream_end(scan->stream);
 	scan->stream = NULL;
 	FreeAccessStrategy(scan->strategy);
 	scan->strategy = NULL;
+}
+
+/*
+ * Visit every block of an index in order, each share-locked while the
+ * visitor runs.  Returns the number of blocks.  Block 0 is the metapage of
+ * both access methods we serve, so an index without blocks is corrupted.
+ */
+BlockNumber
+pis_visit_blocks(Relation rel, PisBlockVisitor visit, void *arg)
+{
+	PisIndexScan scan;
+	Buffer		buf;
+	BlockNumber nblocks;
+
+	pis_scan_begin(&scan, rel);
+	nblocks = scan.nblocks;
+	if (nblocks == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has no metapage",
+						RelationGetRelationName(rel))));
+
+	while ((buf = pis_scan_next(&scan)) != InvalidBuffer)
+	{
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		visit(rel, buf, BufferGetBlockNumber(buf), arg);
+		UnlockReleaseBuffer(buf);
+	}
+
+	pis_scan_end(&scan);
+	return nblocks;
 }

@@ -28,9 +28,12 @@ typedef struct PisIndexScan
 extern Relation pis_open_index(Oid indexoid, Oid amoid, const char *amlabel);
 extern void pis_close_index(Relation rel);
 
+/* Called for every block of an index, with the buffer share-locked */
+typedef void (*PisBlockVisitor) (Relation rel, Buffer buf, BlockNumber blkno,
+								 void *arg);
+
 /* pg_index_stats.c */
-extern void pis_scan_begin(PisIndexScan *scan, Relation rel);
-extern Buffer pis_scan_next(PisIndexScan *scan);
-extern void pis_scan_end(PisIndexScan *scan);
+extern BlockNumber pis_visit_blocks(Relation rel, PisBlockVisitor visit,
+									void *arg);
 
 #endif							/* PG_INDEX_STATS_H */
