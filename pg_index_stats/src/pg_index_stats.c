@@ -35,6 +35,24 @@ pis_scan_begin(PisIndexScan *scan, Relation rel)
 	 * block_range_read_stream_cb never blocks nor takes locks, which is what
 	 * batch mode requires of a callback.  The whole range is wanted, so let
 	 * the stream ramp up to its full look-ahead distance at once.
+	 *
+	 * Alternatives that were measured on cold 1 GB indexes and not kept
+	 * (bench/index_stats.sh, see bench/results/index_stats.md):
+	 *
+	 * - READ_STREAM_SEQUENTIAL only turns off the stream's posix_fadvise
+	 *   advice under io_method=sync, and for an ascending range the stream
+	 *   stops advising as soon as its reads catch up with its first advice,
+	 *   leaving the rest to the kernel's read-ahead.  With io_method=worker
+	 *   it made no measurable difference.
+	 * - Our own posix_fadvise(WILLNEED) hints 32 MB or 128 MB ahead of the
+	 *   stream were no faster (the larger window was slower): the kernel's
+	 *   read-ahead already streams this file in large ordered requests.
+	 * - A larger ring (GetAccessStrategyWithSize) does not raise the
+	 *   look-ahead, which effective_io_concurrency caps.
+	 *
+	 * What did help is more I/O concurrency (io_workers and
+	 * effective_io_concurrency), which is the administrator's choice, so we
+	 * keep to the configured values rather than overriding them.
 	 */
 	scan->stream = read_stream_begin_relation(READ_STREAM_FULL |
 											  READ_STREAM_USE_BATCHING,
