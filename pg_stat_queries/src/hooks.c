@@ -67,34 +67,40 @@ current_key(int64 queryid)
 }
 
 /*
- * Give a new entry its text when it has none yet.  With constant
+ * Store a statement's text unless one is stored already.  With constant
  * locations the text is normalized; without, it is stored only if it
  * contains no literal, so literal values never reach shared memory.
+ * Returns true if the text is stored.
  */
-static void
-ensure_text(PgsqSharedEntry *entry, const PgsqKey *key, const char *source,
-			int location, int len, JumbleState *jstate)
+static bool
+store_text(const PgsqKey *key, const char *source, int location, int len,
+		   JumbleState *jstate)
 {
-	const char *stmt;
+	const char *stmt = CleanQuerytext(source, &location, &len);
+	bool		stored = false;
 
-	if (pg_atomic_read_u32(&entry->has_text))
-		return;
-
-	stmt = CleanQuerytext(source, &location, &len);
 	if (jstate != NULL && jstate->clocations_count > 0)
 	{
 		int			norm_len;
 		char	   *norm = pgsq_normalize(jstate, stmt, location, len, &norm_len);
 
-		if (pgsq_qtext_store(key, norm, norm_len, GetDatabaseEncoding()))
-			pg_atomic_write_u32(&entry->has_text, 1);
+		stored = pgsq_qtext_store(key, norm, norm_len, GetDatabaseEncoding());
 		pfree(norm);
 	}
 	else if (jstate != NULL || !pgsq_text_has_literals(stmt, len))
-	{
-		if (pgsq_qtext_store(key, stmt, len, GetDatabaseEncoding()))
-			pg_atomic_write_u32(&entry->has_text, 1);
-	}
+		stored = pgsq_qtext_store(key, stmt, len, GetDatabaseEncoding());
+	return stored;
+}
+
+/* Give an entry its text when it has none yet */
+static void
+ensure_text(PgsqSharedEntry *entry, const PgsqKey *key, const char *source,
+			int location, int len, JumbleState *jstate)
+{
+	if (pg_atomic_read_u32(&entry->has_text))
+		return;
+	if (store_text(key, source, location, len, jstate))
+		pg_atomic_write_u32(&entry->has_text, 1);
 }
 
 /* After parse analysis: create the entry with its normalized text */
@@ -121,12 +127,19 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 
 	{
 		PgsqKey		key = current_key(query->queryId);
-		PgStat_EntryRef *entry_ref = pgsq_entry_ref(&key, false);
+		bool		stale;
+		PgStat_EntryRef *entry_ref = pgsq_entry_ref(&key, false, &stale);
 
 		if (entry_ref != NULL)
 			ensure_text((PgsqSharedEntry *) entry_ref->shared_stats, &key,
 						pstate->p_sourcetext, query->stmt_location,
 						query->stmt_len, jstate);
+		else if (stale)
+		{
+			/* its counts will be parked: have the text ready for them */
+			(void) store_text(&key, pstate->p_sourcetext, query->stmt_location,
+							  query->stmt_len, jstate);
+		}
 	}
 }
 
@@ -164,11 +177,14 @@ record_statement(int64 queryid, const char *source, int location, int len,
 {
 	PgsqKey		key = current_key(queryid);
 	PgsqSharedEntry *entry;
+	bool		parked;
 
 	entry = pgsq_record(&key, phase, ms, rows, bufusage, walusage, jitusage,
-						parallel_to_launch, parallel_launched);
+						parallel_to_launch, parallel_launched, &parked);
 	if (entry != NULL && source != NULL)
 		ensure_text(entry, &key, source, location, len, NULL);
+	else if (parked && source != NULL)
+		(void) store_text(&key, source, location, len, NULL);
 	pgsq_maybe_flush_busy();
 
 	/* last: a sweep may evict entries this backend holds references to */

@@ -14,6 +14,15 @@
  *	- by us, right before this backend reads the view or resets, so that a
  *	  session always sees its own statements.
  *
+ * When eviction drops an entry while this backend still references it,
+ * the statistics system must collect that reference before the statement
+ * can get a new entry, and asking for collection costs every backend a
+ * scan of its references.  Rather than ask at once, such a statement's
+ * counts are parked in a local table and set into its new entry about
+ * PGSQ_GC_REQUEST_INTERVAL_MS later, before this backend reads the view,
+ * and at exit.  A reset that drops entries discards the parked counts it
+ * predates, as it does pending data.
+ *
  *-------------------------------------------------------------------------
  */
 #include "pg_stat_queries.h"
@@ -21,8 +30,10 @@
 #include "executor/instrument.h"
 #include "jit/jit.h"
 #include "utils/memutils.h"
-#include "utils/timestamp.h"
 #include "access/xact.h"
+#include "storage/ipc.h"
+#include "utils/hsearch.h"
+#include "utils/timestamp.h"
 
 /* How often a busy backend merges its counters, in milliseconds */
 #define PGSQ_BUSY_FLUSH_INTERVAL_MS 1000
@@ -45,6 +56,17 @@ static PendingKey *pending_keys = NULL;
 static int	pending_count = 0;
 static int	pending_size = 0;
 static TimestampTz last_own_flush = 0;
+
+/* Counts of a statement whose entry reference is stale, kept aside */
+typedef struct ParkedCounters
+{
+	PgsqKey		key;			/* hash key */
+	PgsqCounters counters;
+	uint64		reset_count;	/* pgsq_state->reset_count when parked */
+} ParkedCounters;
+
+static HTAB *parked = NULL;
+static TimestampTz first_parked = 0;
 
 /* Drop keys whose pending data the statistics system already flushed */
 static void
@@ -107,34 +129,13 @@ add_timing(PgsqCounters *c, int phase, double ms)
 	c->sum_var_time[phase] += (ms - old_mean) * (ms - c->mean_time[phase]);
 }
 
-/*
- * Record one planning or execution of a statement in local memory, and
- * return its shared entry (for reading only), or NULL if the statement has
- * no entry and the table is at its bound.  Only the first execution of
- * a statement unknown to this backend looks at shared memory, to find or
- * create its entry.
- */
-PgsqSharedEntry *
-pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
-			const BufferUsage *bufusage, const WalUsage *walusage,
-			const JitInstrumentation *jitusage,
-			int parallel_to_launch, int parallel_launched)
+/* Add one planning or execution of a statement to local counters */
+static void
+add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
+			  const BufferUsage *bufusage, const WalUsage *walusage,
+			  const JitInstrumentation *jitusage,
+			  int parallel_to_launch, int parallel_launched)
 {
-	PgStat_EntryRef *entry_ref = pgsq_entry_ref(key, true);
-	PgsqPending *pending;
-	PgsqCounters *c;
-
-	if (entry_ref == NULL)
-		return NULL;			/* table full; counted as refused */
-	pending = (PgsqPending *) entry_ref->pending;
-	if (!pending->listed)
-	{
-		pending->key = *key;
-		pending->listed = true;
-		remember_pending_key(key->dbid, entry_ref->shared_entry->key.objid);
-	}
-	c = &pending->counters;
-
 	add_timing(c, phase, ms);
 	if (phase == PGSQ_EXEC)
 	{
@@ -187,7 +188,160 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	}
 	c->parallel_workers_to_launch += parallel_to_launch;
 	c->parallel_workers_launched += parallel_launched;
+}
+
+/* The parked counters of a statement, created empty if it has none */
+static PgsqCounters *
+park(const PgsqKey *key)
+{
+	ParkedCounters *p;
+	bool		found;
+
+	if (parked == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(PgsqKey);
+		ctl.entrysize = sizeof(ParkedCounters);
+		ctl.hcxt = TopMemoryContext;
+		parked = hash_create("pg_stat_queries parked counters", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	if (hash_get_num_entries(parked) == 0)
+		first_parked = GetCurrentStatementStartTimestamp();
+	p = hash_search(parked, key, HASH_ENTER, &found);
+	/* counts parked before a reset that dropped entries go with it */
+	if (!found || p->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
+	{
+		memset(&p->counters, 0, sizeof(p->counters));
+		p->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+	}
+	return &p->counters;
+}
+
+/*
+ * Set every parked count into its statement's entry: have stale references
+ * collected, then find or create the entries.  Counts parked before a reset
+ * that dropped entries are discarded, like pending data.  The text stored
+ * when the counts were parked is removed again if no entry came of it.
+ */
+static void
+unpark_all(void)
+{
+	HASH_SEQ_STATUS seq;
+	ParkedCounters *p;
+	uint64		reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+
+	if (parked == NULL || hash_get_num_entries(parked) == 0)
+		return;
+	pgstat_request_entry_refs_gc();
+	hash_seq_init(&seq, parked);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		PgStat_EntryRef *entry_ref = NULL;
+
+		if (p->reset_count == reset_count)
+			entry_ref = pgsq_entry_ref(&p->key, false, NULL);
+		if (entry_ref != NULL)
+			(void) pgsq_merge_into_entry(entry_ref, &p->key, &p->counters,
+										 false);
+		else if (pgstat_get_entry_ref(PGSQ_STATS_KIND, p->key.dbid,
+									  pgsq_objid(&p->key), false, NULL) == NULL)
+			pgsq_qtext_remove(&p->key);
+		(void) hash_search(parked, &p->key, HASH_REMOVE, NULL);
+	}
+}
+
+/* At backend exit, before the statistics system detaches: keep parked counts */
+static void
+unpark_at_exit(int code, Datum arg)
+{
+	(void) code;
+	(void) arg;
+	if (pgsq_store_ready())
+		unpark_all();
+}
+
+/*
+ * Record one planning or execution of a statement in local memory, and
+ * return its shared entry (for reading only), or NULL if the statement has
+ * no usable entry right now: then *parked_out tells whether the counts were
+ * parked (else the table is full and the execution was refused).  Only the first execution of a statement
+ * unknown to this backend looks at shared memory, to find or create its
+ * entry.
+ */
+PgsqSharedEntry *
+pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
+			const BufferUsage *bufusage, const WalUsage *walusage,
+			const JitInstrumentation *jitusage,
+			int parallel_to_launch, int parallel_launched, bool *parked_out)
+{
+	bool		stale;
+	PgStat_EntryRef *entry_ref = pgsq_entry_ref(key, true, &stale);
+	PgsqPending *pending;
+
+	*parked_out = stale;
+	if (entry_ref == NULL)
+	{
+		static bool exit_callback_registered = false;
+
+		if (!stale)
+			return NULL;		/* table full; counted as refused */
+		if (!exit_callback_registered)
+		{
+			before_shmem_exit(unpark_at_exit, (Datum) 0);
+			exit_callback_registered = true;
+		}
+		add_execution(park(key), phase, ms, rows, bufusage, walusage,
+					  jitusage, parallel_to_launch, parallel_launched);
+		return NULL;
+	}
+	pending = (PgsqPending *) entry_ref->pending;
+	if (!pending->listed)
+	{
+		pending->key = *key;
+		pending->listed = true;
+		remember_pending_key(key->dbid, entry_ref->shared_entry->key.objid);
+	}
+	add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
+				  jitusage, parallel_to_launch, parallel_launched);
 	return (PgsqSharedEntry *) entry_ref->shared_stats;
+}
+
+/*
+ * Merge counters of a statement into its shared entry, under the entry
+ * lock.  Returns false if nowait and the lock was not available.
+ */
+bool
+pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
+					  const PgsqCounters *counters, bool nowait)
+{
+	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
+	PgsqEntryData *data = &entry->data;
+
+	if (!pgstat_lock_entry(entry_ref, nowait))
+		return false;
+
+	if (data->stats_since == 0)
+	{
+		TimestampTz now = GetCurrentTimestamp();
+
+		data->key = *key;
+		data->stats_since = now;
+		data->minmax_stats_since = now;
+	}
+
+	/* a 64-bit objid collision between two statements: keep the first */
+	if (data->key.queryid == key->queryid &&
+		data->key.userid == key->userid &&
+		data->key.dbid == key->dbid &&
+		data->key.toplevel == key->toplevel)
+		pgsq_merge_counters(data, counters);
+
+	pgstat_unlock_entry(entry_ref);
+
+	pgsq_touch_entry(entry);
+	return true;
 }
 
 /*
@@ -200,36 +354,13 @@ bool
 pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait)
 {
 	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
-	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	PgsqEntryData *data = &entry->data;
 
 	/* entry dropped by a reset or eviction: these counts went with it */
 	if (entry_ref->shared_entry->dropped)
 		return true;
 
-	if (!pgstat_lock_entry(entry_ref, nowait))
-		return false;
-
-	if (data->stats_since == 0)
-	{
-		TimestampTz now = GetCurrentTimestamp();
-
-		data->key = pending->key;
-		data->stats_since = now;
-		data->minmax_stats_since = now;
-	}
-
-	/* a 64-bit objid collision between two statements: keep the first */
-	if (data->key.queryid == pending->key.queryid &&
-		data->key.userid == pending->key.userid &&
-		data->key.dbid == pending->key.dbid &&
-		data->key.toplevel == pending->key.toplevel)
-		pgsq_merge_counters(data, &pending->counters);
-
-	pgstat_unlock_entry(entry_ref);
-
-	pgsq_touch_entry(entry);
-	return true;
+	return pgsq_merge_into_entry(entry_ref, &pending->key, &pending->counters,
+								 nowait);
 }
 
 /* Try to merge every listed statement's pending counters */
@@ -253,11 +384,13 @@ flush_listed(bool nowait)
 void
 pgsq_flush_own_pending(void)
 {
+	unpark_all();
 	flush_listed(false);
 	last_own_flush = GetCurrentTimestamp();
 }
 
 /*
+ * Set parked counts into their entries once they have waited long enough.
  * Inside a long transaction the statistics system does not flush; do it
  * ourselves about once a second, without waiting for any entry lock.
  * The statement start time is already known, so this costs no clock read.
@@ -266,6 +399,12 @@ void
 pgsq_maybe_flush_busy(void)
 {
 	TimestampTz now;
+
+	if (unlikely(parked != NULL && hash_get_num_entries(parked) > 0) &&
+		TimestampDifferenceExceeds(first_parked,
+								   GetCurrentStatementStartTimestamp(),
+								   PGSQ_GC_REQUEST_INTERVAL_MS))
+		unpark_all();
 
 	if (pending_count == 0 || !IsTransactionBlock())
 		return;

@@ -27,6 +27,13 @@
 #include "storage/lwlock.h"
 #include "utils/pgstat_internal.h"
 
+/*
+ * A backend asks all others to collect stale references at most this often
+ * (store.c), and sets counts kept aside meanwhile into their entries after
+ * about this long (pending.c).
+ */
+#define PGSQ_GC_REQUEST_INTERVAL_MS 100
+
 /* Index into the per-phase arrays of PgsqCounters */
 typedef enum PgsqPhase
 {
@@ -131,6 +138,7 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 last_eviction_time;
 	pg_atomic_uint64 refused;	/* executions not tracked: table full */
 	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
+	pg_atomic_uint64 reset_count;	/* resets that dropped entries so far */
 	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
 	int			text_tranche_id;
@@ -170,7 +178,8 @@ extern void pgsq_shmem_startup(void);
 extern bool pgsq_store_ready(void);
 extern void pgsq_require_store(void);
 extern uint64 pgsq_objid(const PgsqKey *key);
-extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending);
+extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
+									   bool *stale);
 extern PgsqSharedEntry *pgsq_scan_next(dshash_seq_status *hstat,
 									   PgStatShared_HashEntry **hent_out);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);
@@ -184,8 +193,11 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 									double ms, uint64 rows, const BufferUsage *bufusage,
 						const WalUsage *walusage,
 						const JitInstrumentation *jitusage,
-						int parallel_to_launch, int parallel_launched);
+						int parallel_to_launch, int parallel_launched,
+						bool *parked);
 extern bool pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait);
+extern bool pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
+								  const PgsqCounters *counters, bool nowait);
 extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);
 

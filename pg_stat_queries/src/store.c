@@ -109,6 +109,7 @@ pgsq_shmem_startup(void)
 		pg_atomic_init_u64(&pgsq_state->texts_missing, 0);
 		pg_atomic_init_u64(&pgsq_state->text_bytes, 0);
 		pg_atomic_init_u64(&pgsq_state->last_eviction_time, 0);
+		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
 		pgsq_eviction_init(pgsq_state);
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
@@ -171,17 +172,48 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 }
 
 /*
+ * Ask every backend to collect references to dropped entries, at most once
+ * per PGSQ_GC_REQUEST_INTERVAL_MS from this backend: each request makes
+ * every backend scan all of its references, and under eviction churn many
+ * backends find stale references at once.  The sweep makes a request of its
+ * own after each slice that dropped entries, so stale references are
+ * usually collected long before this interval runs out.
+ */
+static bool
+request_gc_if_due(void)
+{
+	static TimestampTz last_request = 0;
+	TimestampTz now = GetCurrentStatementStartTimestamp();
+
+	if (!TimestampDifferenceExceeds(last_request, now,
+									PGSQ_GC_REQUEST_INTERVAL_MS))
+		return false;
+	last_request = now;
+	pgstat_request_entry_refs_gc();
+	return true;
+}
+
+/*
  * This backend's reference to a statement's entry, created if needed, with
  * pending data allocated if asked.  A cached reference may point to an entry
  * that a reset or eviction dropped; the statistics system keeps such a
  * reference while it has pending data, so counts would keep going to the
- * dropped entry.  Discard that data (it belongs to the reset past), have
+ * dropped entry.  Discard that data (it belongs to the dropped past), have
  * the reference collected, and look again to find or create a live entry.
+ *
+ * If the reference cannot be collected right now (see request_gc_if_due)
+ * and the caller passed "stale", set *stale and return NULL: the caller
+ * keeps its counts aside until the reference is gone (pending.c).  With
+ * stale == NULL, collection is requested unconditionally.  NULL without
+ * *stale means the table is at its bound: the execution is refused.
  */
 PgStat_EntryRef *
-pgsq_entry_ref(const PgsqKey *key, bool with_pending)
+pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 {
 	uint64		objid = pgsq_objid(key);
+
+	if (stale != NULL)
+		*stale = false;
 
 	/* at the bound, only statements that have an entry are counted */
 	if (unlikely(!pgsq_room_for_new_entry()) &&
@@ -209,7 +241,13 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending)
 
 		if (entry_ref->pending != NULL)
 			pgstat_delete_pending_entry(entry_ref);
-		pgstat_request_entry_refs_gc();
+		if (stale == NULL)
+			pgstat_request_entry_refs_gc();
+		else if (!request_gc_if_due())
+		{
+			*stale = true;
+			return NULL;
+		}
 	}
 }
 
@@ -465,6 +503,8 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 		DropMatching state = {filter, NIL, 0};
 		ListCell   *lc;
 
+		/* counts kept aside before this reset must not outlive it */
+		pg_atomic_add_fetch_u64(&pgsq_state->reset_count, 1);
 		pgstat_drop_matching_entries(drop_matching, PointerGetDatum(&state));
 		pgstat_request_entry_refs_gc();
 		pgsq_entries_removed(state.count);
