@@ -2,25 +2,40 @@
 #
 # bench/index_stats.sh -- time pgstattuple's pgstatindex() against
 # pg_index_stats() on B-tree indexes of several sizes, cold and warm cache,
-# with io_method=sync and io_method=worker.  Not part of CI.
+# in several I/O configurations.  Not part of CI.
 #
 # The script builds a throw-away cluster with the release build, installs
 # pg_index_stats into that build, creates one index built in key order
 # ("sequential") and one filled in random key order ("fragmented") per size,
-# then measures both functions interleaved, REPEATS times each:
+# then measures both functions:
 #
-#   cold: restart the server and drop the kernel page cache before every run
-#   warm: load the index into shared_buffers (pg_prewarm) and run the function
-#         once in the same session, then time the next run
+#   cold: restart the server and drop the kernel page cache before every
+#         call; the two functions alternate (ABBA order), REPEATS calls each
+#   warm: in one session per index, load the index into shared_buffers
+#         (pg_prewarm), call each function WARM_WARMUP times untimed, then
+#         WARM_CALLS times each, alternating (ABBA order)
 #
-# Results: bench/results/index_stats.md (median times and speedup),
-# bench/results/index_stats.csv (every sample) and, when matplotlib can be
-# imported, bench/results/index_stats.png (speedup per size/configuration).
+# Every call is timed on the server (clock_timestamp() around the call in a
+# PL/pgSQL helper), so client round trips are not part of the figures.  The
+# tables report medians; speedup = median pgstatindex / median pg_index_stats.
+#
+# Configurations (CONFIGS, applied identically to both functions):
+#   sync          io_method=sync, everything else at its default
+#   worker        io_method=worker, everything else at its default
+#   worker-tuned  io_method=worker, io_workers=8, effective_io_concurrency=64
+#
+# Results: bench/results/index_stats.md (median times, speedup, verdict on
+# the targets, load average), bench/results/index_stats.csv (every sample,
+# with the 1-minute load average when it was taken) and, when matplotlib can
+# be imported, bench/results/index_stats.png (speedup per configuration).
 #
 # Environment:
 #   SIZES           index sizes in MB (default "20 200 1024")
-#   REPEATS         timed runs per function and configuration (default 5)
-#   IO_METHODS      io_method values to test (default "sync worker")
+#   REPEATS         cold calls per function and configuration (default 7)
+#   WARM_CALLS      timed warm calls per function and configuration (default 31)
+#   WARM_WARMUP     untimed warm calls per function first (default 3)
+#   CONFIGS         configurations to test (default "sync worker worker-tuned";
+#                   IO_METHODS is accepted as an older name)
 #   PGBIN           PostgreSQL binaries (default /opt/pgsq/18-release/bin)
 #   PGSQ_BENCH_DIR  cluster directory (default /tmp/pg_index_stats_bench)
 #   BENCH_PORT      port of the throw-away server (default 54329)
@@ -34,8 +49,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PGBIN=${PGBIN:-/opt/pgsq/18-release/bin}
 SIZES=${SIZES:-"20 200 1024"}
-REPEATS=${REPEATS:-5}
-IO_METHODS=${IO_METHODS:-"sync worker"}
+REPEATS=${REPEATS:-7}
+WARM_CALLS=${WARM_CALLS:-31}
+WARM_WARMUP=${WARM_WARMUP:-3}
+CONFIGS=${CONFIGS:-${IO_METHODS:-"sync worker worker-tuned"}}
 BENCH_DIR=${PGSQ_BENCH_DIR:-/tmp/pg_index_stats_bench}
 PORT=${BENCH_PORT:-54329}
 RESULTS="$ROOT/bench/results"
@@ -48,8 +65,14 @@ die() { echo "index_stats.sh: $*" >&2; exit 1; }
 
 [ -x "$PGBIN/pg_ctl" ] || die "no PostgreSQL binaries in $PGBIN"
 [ -f "$(dirname "$PGBIN")/.complete" ] || die "release build in $(dirname "$PGBIN") is not complete"
-case "$REPEATS" in '' | *[!0-9]*) die "REPEATS must be a positive integer" ;; esac
+for v in REPEATS WARM_CALLS WARM_WARMUP; do
+	case "${!v}" in '' | *[!0-9]*) die "$v must be a non-negative integer" ;; esac
+done
 [ "$REPEATS" -ge 1 ] || die "REPEATS must be at least 1"
+[ "$WARM_CALLS" -ge 1 ] || die "WARM_CALLS must be at least 1"
+for c in $CONFIGS; do
+	case "$c" in sync | worker | worker-tuned) ;; *) die "unknown configuration $c" ;; esac
+done
 
 # Run a command as the cluster owner.
 if [ "$(id -u)" -eq 0 ]; then
@@ -117,6 +140,33 @@ pg_ctl_bench start
 psql_bench -c "CREATE EXTENSION pgstattuple" -c "CREATE EXTENSION pg_prewarm" \
 	-c "CREATE EXTENSION pg_index_stats"
 
+# time_calls(funcs, index, rounds): call each function of the array "funcs"
+# on "index" in every round, reversing the order in every other round, and
+# return one row (round, function, milliseconds) per call, measured around
+# the call only.
+psql_bench <<'EOF'
+CREATE FUNCTION time_calls(funcs text[], idx regclass, rounds int)
+RETURNS TABLE (round int, func text, ms float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+  order_ text[];
+  t0 timestamptz;
+BEGIN
+  FOR r IN 1 .. rounds LOOP
+    round := r;
+    order_ := CASE WHEN r % 2 = 1 THEN funcs
+              ELSE ARRAY(SELECT funcs[i] FROM generate_subscripts(funcs, 1, true) i) END;
+    FOREACH func IN ARRAY order_ LOOP
+      t0 := clock_timestamp();
+      EXECUTE format('SELECT 1 FROM %I($1)', func) USING idx;
+      ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+END
+$$;
+EOF
+
 # Create the sequential and fragmented index of every size.  Row counts are
 # calibrated for int4 keys: about 47k keys per MB at the default fillfactor
 # of a sorted build, about 36k per MB after random-order insertion.
@@ -147,60 +197,69 @@ for s in $SIZES; do
 	done
 done
 
-# Time one call of function $1 on index $2 in a fresh session; prints ms.
-# cold: a call on a one-page index first loads the function's library and the
+load1() { cut -d' ' -f1 /proc/loadavg; }
+
+# Apply configuration $1 and restart the server.
+apply_config() {
+	local io=worker workers=DEFAULT eic=DEFAULT
+	case "$1" in
+		sync) io=sync ;;
+		worker-tuned) workers=8 eic=64 ;;
+	esac
+	psql_bench -c "ALTER SYSTEM SET io_method = '$io'" \
+		-c "ALTER SYSTEM SET io_workers = $workers" \
+		-c "ALTER SYSTEM SET effective_io_concurrency = $eic"
+	pg_ctl_bench restart -m fast
+}
+
+# One cold call of function $1 on index $2 in a fresh session; prints ms.
+# A call on a one-page index first loads the function's library and the
 # catalog entries, so the timed call measures the scan of the index only.
-# warm: the index is loaded into shared_buffers with pg_prewarm and scanned
-# once by the same function in the same session (which also maps the shared
-# buffers into this backend), then the next call is timed.
-time_call() {
-	local func=$1 index=$2 mode=$3 prep out
-	if [ "$mode" = warm ]; then
-		prep="SELECT pg_prewarm('$index'); SELECT 1 FROM $func('$index');"
-	else
-		prep="SELECT 1 FROM $func('warmup_pkey');"
-	fi
-	out=$(psql_bench <<EOF
-$prep
-\\timing on
-SELECT 1 FROM $func('$index');
+cold_call() {
+	psql_bench -At <<EOF
+SELECT 1 FROM $1('warmup_pkey') \g /dev/null
+SELECT round(ms::numeric, 3) FROM time_calls(ARRAY['$1'], '$2', 1);
 EOF
-	)
-	echo "$out" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -n 1
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "io_method,cache,size_mb,layout,index_mb,function,repeat,ms" >"$SAMPLES"
+echo "config,cache,size_mb,layout,index_mb,function,repeat,ms,load1" >"$SAMPLES"
 FUNCS="pgstatindex pg_index_stats"
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
-for io in $IO_METHODS; do
-	log "io_method=$io"
-	psql_bench -c "ALTER SYSTEM SET io_method = '$io'"
-	pg_ctl_bench restart -m fast
+for cfg in $CONFIGS; do
+	log "configuration $cfg"
+	apply_config "$cfg"
 	for s in $SIZES; do
 		for layout in seq frag; do
 			index="${layout}_${s}_k"
 			index_mb=$(psql_bench -At -c "SELECT round(pg_relation_size('$index') / 1048576.0, 1)")
+			# cold: ABBA order over the repeats
 			for r in $(seq 1 "$REPEATS"); do
-				# alternate which function goes first in each round
 				if [ $(( r % 2 )) -eq 1 ]; then order=$FUNCS; else order="pg_index_stats pgstatindex"; fi
 				for f in $order; do
 					pg_ctl_bench restart -m fast
 					drop_caches
-					ms=$(time_call "$f" "$index" cold)
-					echo "$io,cold,$s,$layout,$index_mb,$f,$r,$ms" >>"$SAMPLES"
-					log "$io cold $index $f #$r: $ms ms"
-				done
-				for f in $order; do
-					ms=$(time_call "$f" "$index" warm)
-					echo "$io,warm,$s,$layout,$index_mb,$f,$r,$ms" >>"$SAMPLES"
-					log "$io warm $index $f #$r: $ms ms"
+					ms=$(cold_call "$f" "$index")
+					echo "$cfg,cold,$s,$layout,$index_mb,$f,$r,$ms,$(load1)" >>"$SAMPLES"
+					log "$cfg cold $index $f #$r: $ms ms"
 				done
 			done
+			# warm: one session, prewarm, untimed warm-up calls, then
+			# WARM_CALLS alternating timed calls per function
+			l=$(load1)
+			psql_bench -At -F, <<EOF | awk -F, -v p="$cfg,warm,$s,$layout,$index_mb" -v l="$l" '{ print p "," $2 "," $1 "," $3 "," l }' >>"$SAMPLES"
+SELECT pg_prewarm('$index') \g /dev/null
+SELECT count(*) FROM time_calls(ARRAY['pgstatindex', 'pg_index_stats'], '$index', $WARM_WARMUP) \g /dev/null
+SELECT round, func, round(ms::numeric, 3) FROM time_calls(ARRAY['pgstatindex', 'pg_index_stats'], '$index', $WARM_CALLS);
+EOF
+			log "$cfg warm $index: $WARM_CALLS calls each"
 		done
 	done
 done
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
+LOAD_RANGE=$(awk -F, 'NR > 1 { if (min == "" || $9 < min) min = $9; if ($9 > max) max = $9 } END { print min "-" max }' "$SAMPLES")
 
 # Summarize: median per configuration and the speedup of pg_index_stats.
 pg_version=$("$PGBIN/postgres" --version)
@@ -213,39 +272,83 @@ if "$PGBIN/pg_config" --configure | grep -q -- --enable-cassert; then
 else
 	build_kind="release build, CFLAGS $("$PGBIN/pg_config" --cflags | grep -o -- '-O[0-9s]' | tail -n 1)"
 fi
+if "$PGBIN/pg_config" --configure | grep -q -- --with-liburing; then uring="built with liburing"; else uring="built without liburing, so io_method=io_uring is not available"; fi
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 mem_gb=$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)
 summary="$BENCH_DIR/summary.csv"
-echo "io_method,cache,size_mb,layout,index_mb,pgstatindex_ms,pg_index_stats_ms,speedup" >"$summary"
+echo "config,cache,size_mb,layout,index_mb,pgstatindex_ms,pg_index_stats_ms,speedup,paired_speedup,pgstatindex_min,pgstatindex_max,pg_index_stats_min,pg_index_stats_max" >"$summary"
+verdicts="$BENCH_DIR/verdicts.txt"
+: >"$verdicts"
 {
 	echo "# pg_index_stats vs pgstatindex"
 	echo
-	echo "Environment: $pg_version ($build_kind), $(nproc) CPUs ($cpu), ${mem_gb} GB RAM," \
-		"kernel $(uname -r), $disk read_ahead_kb $readahead, shared_buffers ${sb_mb}MB, default io_combine_limit/effective_io_concurrency," \
-		"SIZES=\"$SIZES\", REPEATS=$REPEATS, $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "Environment: $pg_version ($build_kind, $uring), $(nproc) CPUs ($cpu), ${mem_gb} GB RAM," \
+		"kernel $(uname -r), $disk read_ahead_kb $readahead, shared_buffers ${sb_mb}MB," \
+		"SIZES=\"$SIZES\", REPEATS=$REPEATS (cold), WARM_CALLS=$WARM_CALLS after $WARM_WARMUP warm-up calls (warm)," \
+		"$(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo
-	echo "Cold: server restarted and kernel page cache dropped before every run." \
-		"Warm: index loaded with pg_prewarm and the function run once in the same session before the timed run." \
-		"Functions interleaved; times are medians in ms (psql \\timing); speedup = pgstatindex / pg_index_stats."
+	echo "Load average (1, 5, 15 min) at the start: $LOAD_START; at the end: $LOAD_END;" \
+		"1-minute load average over all samples: $LOAD_RANGE (it is in index_stats.csv for every sample)."
 	echo
-	echo "| io_method | cache | size (MB) | layout | index MB | pgstatindex ms | pg_index_stats ms | speedup |"
-	echo "|---|---|---|---|---|---|---|---|"
-	for io in $IO_METHODS; do
+	echo "Configurations, applied identically to both functions:" \
+		"**sync** = io_method=sync, **worker** = io_method=worker, both with every other setting at its default" \
+		"(io_workers=3, effective_io_concurrency=16, io_combine_limit=128kB);" \
+		"**worker-tuned** = io_method=worker with io_workers=8 and effective_io_concurrency=64 (not a default)."
+	echo
+	echo "Cold: server restarted and kernel page cache dropped before every call; $REPEATS calls per function, alternating (ABBA)." \
+		"Warm: per index one session, index loaded with pg_prewarm, $WARM_WARMUP untimed calls per function," \
+		"then $WARM_CALLS timed calls per function, alternating (ABBA)." \
+		"Each call is timed on the server around the call only. Times are medians in ms (min-max in parentheses);" \
+		"speedup = median pgstatindex / median pg_index_stats (the target column judges this figure);" \
+		"paired = median over the rounds of pgstatindex / pg_index_stats for the two calls of one round, which ran back to back." \
+		"Targets: cold >= 1.30x for 200 MB and 1 GB, warm >= 0.95x."
+	echo
+	echo "| config | cache | size (MB) | layout | index MB | pgstatindex ms | pg_index_stats ms | speedup | paired | target |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	for cfg in $CONFIGS; do
 		for cache in cold warm; do
 			for s in $SIZES; do
 				for layout in seq frag; do
-					sel() { awk -F, -v io="$io" -v c="$cache" -v s="$s" -v l="$layout" -v f="$1" \
-						'$1 == io && $2 == c && $3 == s && $4 == l && $6 == f { print $8 }' "$SAMPLES"; }
+					sel() { awk -F, -v c="$cfg" -v k="$cache" -v s="$s" -v l="$layout" -v f="$1" \
+						'$1 == c && $2 == k && $3 == s && $4 == l && $6 == f { print $8 }' "$SAMPLES"; }
 					a=$(sel pgstatindex | median)
 					b=$(sel pg_index_stats | median)
+					amin=$(sel pgstatindex | sort -g | head -n 1)
+					amax=$(sel pgstatindex | sort -g | tail -n 1)
+					bmin=$(sel pg_index_stats | sort -g | head -n 1)
+					bmax=$(sel pg_index_stats | sort -g | tail -n 1)
 					mb=$(awk -F, -v s="$s" -v l="$layout" '$3 == s && $4 == l { print $5; exit }' "$SAMPLES")
 					sp=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')
-					echo "$io,$cache,$s,$layout,$mb,$a,$b,$sp" >>"$summary"
-					printf '| %s | %s | %s | %s | %s | %.1f | %.1f | %sx |\n' "$io" "$cache" "$s" "$layout" "$mb" "$a" "$b" "$sp"
+					# calls of the same round ran next to each other: the
+					# median of their ratios is less exposed to drifts of the
+					# disk's speed than the ratio of the two medians
+					paired=$(awk -F, -v c="$cfg" -v k="$cache" -v s="$s" -v l="$layout" \
+						'$1 == c && $2 == k && $3 == s && $4 == l { t[$7 "," $6] = $8; r[$7] = 1 }
+						 END { for (i in r) print t[i ",pgstatindex"] / t[i ",pg_index_stats"] }' "$SAMPLES" |
+						median | awk '{ printf "%.2f", $1 }')
+					if [ "$cache" = warm ]; then
+						target=$(awk -v x="$sp" 'BEGIN { print (x >= 0.95) ? "met (>= 0.95x)" : "NOT met (< 0.95x)" }')
+					elif [ "$s" -ge 200 ]; then
+						target=$(awk -v x="$sp" 'BEGIN { print (x >= 1.3) ? "met (>= 1.30x)" : "NOT met (< 1.30x)" }')
+					else
+						target="-"
+					fi
+					[ "$target" = "-" ] || echo "$cfg $cache ${s} MB $layout: ${sp}x, $target" >>"$verdicts"
+					echo "$cfg,$cache,$s,$layout,$mb,$a,$b,$sp,$paired,$amin,$amax,$bmin,$bmax" >>"$summary"
+					printf '| %s | %s | %s | %s | %s | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %sx | %sx | %s |\n' \
+						"$cfg" "$cache" "$s" "$layout" "$mb" "$a" "$amin" "$amax" "$b" "$bmin" "$bmax" "$sp" "$paired" "$target"
 				done
 			done
 		done
 	done
+	echo
+	echo "Targets not met:"
+	echo
+	if grep -q "NOT met" "$verdicts"; then
+		grep "NOT met" "$verdicts" | sed 's/^/- /'
+	else
+		echo "- none"
+	fi
 	echo
 	echo "Raw samples: index_stats.csv."
 } >"$RESULTS/index_stats.md"
@@ -260,7 +363,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 rows = list(csv.DictReader(open(sys.argv[1])))
-labels = [f"{r['size_mb']}MB {r['layout']}\n{r['io_method']} {r['cache']}" for r in rows]
+labels = [f"{r['size_mb']}MB {r['layout']}\n{r['config']} {r['cache']}" for r in rows]
 values = [float(r["speedup"]) for r in rows]
 colors = ["tab:blue" if r["cache"] == "cold" else "tab:orange" for r in rows]
 fig, ax = plt.subplots(figsize=(max(8, len(rows) * 0.7), 5))
