@@ -84,8 +84,9 @@ def main():
     for r in runs:
         key = (r["workload"], r["config"])
         s = stats.setdefault(key, {"tps": [], "waits": {"pgss": 0, "lwother": 0, "spin": 0, "other": 0, "cpu": 0},
-                                   "top": {}, "status": [], "entries": [], "evicted": []})
+                                   "top": {}, "status": [], "entries": [], "evicted": [], "by_repeat": {}})
         s["tps"].append(float(r["tps"]))
+        s["by_repeat"][r["repeat"]] = float(r["tps"])
         s["status"].append(r["status"])
         w = parse_waits(r["waits"])
         for k in s["waits"]:
@@ -101,6 +102,14 @@ def main():
         s = stats.get(key)
         return statistics.median(s["tps"]) if s and s["tps"] else 0.0
 
+    def paired(w, c):
+        """TPS / TPS of none in the same repeat: neighbours in time share the machine's drift"""
+        s, b = stats.get((w, c)), stats.get((w, "none"))
+        if not s or not b:
+            return []
+        return [t / b["by_repeat"][r] for r, t in s["by_repeat"].items()
+                if b["by_repeat"].get(r, 0) > 0]
+
     ratios = {}
     lines = []
     lines.append("# pg_stat_queries benchmark results")
@@ -112,7 +121,8 @@ def main():
     lines.append("- Order: for each repeat, for each workload, for each configuration (interleaved); "
                  "the server is restarted for every run with that configuration's shared_preload_libraries, "
                  "`.save = off`, so every run starts with empty statistics.")
-    lines.append("- Ratio = median TPS / median TPS of `none`; spread = min-max TPS over the repeats "
+    lines.append("- Paired ratio = TPS / TPS of `none` in the same repeat (runs minutes apart share the machine's "
+                 "drift), median and range over the repeats. "
                  "(and (max-min)/median). Wait events: samples of the active client backends' "
                  "`pg_stat_activity` wait events once a second, summed over the repeats "
                  "(`LWLock:pg_stat_statements`, other `LWLock:*`, `Timeout:SpinDelay`, any other event; "
@@ -126,9 +136,9 @@ def main():
         lines.append("")
         lines.append(WORKLOAD_TEXT.get(w, ""))
         lines.append("")
-        lines.append("| config | median TPS | ratio to none | spread (min-max) | runs | entries at end (evicted) "
+        lines.append("| config | median TPS | ratio to none | paired ratio (range) | spread (min-max) | runs | entries at end (evicted) "
                      "| LWLock:pg_stat_statements | LWLock:other | SpinDelay | other waits | CPU | top wait events |")
-        lines.append("|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|")
+        lines.append("|---|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|")
         base = median((w, "none"))
         for c in configs:
             s = stats.get((w, c))
@@ -144,7 +154,9 @@ def main():
             bad = [x for x in s["status"] if x != "ok"]
             runs_txt = str(len(s["tps"])) + (f" ({', '.join(bad)})" if bad else "")
             wt = s["waits"]
-            lines.append(f"| {CONFIG_NAMES[c]} | {fmt_tps(m)} | {ratio:.3f} | {fmt_tps(lo)}-{fmt_tps(hi)} (±{rel / 2:.1f}%) "
+            pr = paired(w, c)
+            pr_txt = f"{statistics.median(pr):.3f} ({min(pr):.3f}-{max(pr):.3f})" if pr else "-"
+            lines.append(f"| {CONFIG_NAMES[c]} | {fmt_tps(m)} | {ratio:.3f} | {pr_txt} | {fmt_tps(lo)}-{fmt_tps(hi)} (±{rel / 2:.1f}%) "
                          f"| {runs_txt} | {ent} | {wt['pgss']} | {wt['lwother']} | {wt['spin']} | {wt['other']} | {wt['cpu']} | {top} |")
         lines.append("")
         if w == "mixed" and mixed:
@@ -165,8 +177,8 @@ def main():
 
     # targets
     summary = []
-    summary.append("| workload | target pgsq/none | pgss/none | pgsq/none | target met | pgsq ahead of pgss |")
-    summary.append("|---|---:|---:|---:|---|---|")
+    summary.append("| workload | target pgsq/none | pgss/none | pgsq/none | paired pgss/none | paired pgsq/none | target met | pgsq ahead of pgss |")
+    summary.append("|---|---:|---:|---:|---:|---:|---|---|")
     for w in workloads:
         rs = ratios.get((w, "pgss"))
         rq = ratios.get((w, "pgsq"))
@@ -183,8 +195,11 @@ def main():
         ahead = "-"
         if rs is not None and rq is not None:
             ahead = "yes" if rq > rs else "**NO**"
+        ps, pq = paired(w, "pgss"), paired(w, "pgsq")
         summary.append(f"| {w} | {TARGETS.get(w, '-')} | {'-' if rs is None else f'{rs:.3f}'} "
-                       f"| {'-' if rq is None else f'{rq:.3f}'} | {met} | {ahead} |")
+                       f"| {'-' if rq is None else f'{rq:.3f}'} "
+                       f"| {f'{statistics.median(ps):.3f}' if ps else '-'} | {f'{statistics.median(pq):.3f}' if pq else '-'} "
+                       f"| {met} | {ahead} |")
     lines.append("## Targets")
     lines.append("")
     lines.extend(summary)
