@@ -115,7 +115,8 @@ def main():
     lines.append("# pg_stat_queries benchmark results")
     lines.append("")
     lines.append(f"- Date: {env.get('date', '?')}, commit {env.get('commit', '?')}")
-    lines.append(f"- Machine: {env.get('cpu', '?')}, {env.get('memory', '?')} (shared with other work while measured)")
+    lines.append(f"- Machine: {env.get('cpu', '?')}, {env.get('memory', '?')}, a virtual machine whose speed drifts "
+                 "by 10-20% within minutes")
     lines.append(f"- Server: {env.get('postgres', '?')}")
     lines.append(f"- Settings: {env.get('settings', '?')}")
     lines.append("- Order: for each repeat, for each workload, for each configuration (interleaved); "
@@ -209,7 +210,7 @@ def main():
     if noisy:
         lines.append(f"**Caution:** in {', '.join(noisy)} the TPS of one configuration varied by more than 10% "
                      "between repeats (see the spread columns), far more than the differences the targets are about; "
-                     "those ratios are not conclusive (machine shared with other work while measured). "
+                     "single ratios there are not conclusive; the paired ratios are steadier. "
                      "The callgrind instruction counts below do not depend on that load.")
         lines.append("")
 
