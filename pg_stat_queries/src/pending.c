@@ -20,7 +20,8 @@
  * scan of its references.  Rather than ask at once, such a statement's
  * counts are parked in a local table and set into its new entry about
  * PGSQ_GC_REQUEST_INTERVAL_MS later, before this backend reads the view,
- * and at exit.  A reset that drops entries discards the parked counts it
+ * and at exit (unless the table is then at its bound, like any refused
+ * execution).  A reset that drops entries discards the parked counts it
  * predates, as it does pending data.
  *
  *-------------------------------------------------------------------------
@@ -266,9 +267,9 @@ unpark_at_exit(int code, Datum arg)
  * Record one planning or execution of a statement in local memory, and
  * return its shared entry (for reading only), or NULL if the statement has
  * no usable entry right now: then *parked_out tells whether the counts were
- * parked (else the table is full and the execution was refused).  Only the first execution of a statement
- * unknown to this backend looks at shared memory, to find or create its
- * entry.
+ * parked (else the table is full and the execution was refused).  Only the
+ * first execution of a statement unknown to this backend looks at shared
+ * memory, to find or create its entry.
  */
 PgsqSharedEntry *
 pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
