@@ -164,8 +164,9 @@ def main():
             lines.append(f"Hot-entry retention after each mixed run ({mixed_hot} hot statements; "
                          "calls kept = sum of `calls` of the hot entries / hot statements pgbench executed):")
             lines.append("")
-            lines.append("| repeat | config | hot entries present | calls of hot entries | hot executed | calls kept | entries | evicted |")
-            lines.append("|---:|---|---:|---:|---:|---:|---:|---:|")
+            lines.append("| repeat | config | hot entries present | calls of hot entries | hot executed | calls kept "
+                         "| hot entries re-created | executions refused | entries | evicted |")
+            lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
             for m in mixed:
                 kept = "-"
                 try:
@@ -173,7 +174,8 @@ def main():
                 except (ValueError, ZeroDivisionError):
                     pass
                 lines.append(f"| {m['repeat']} | {m['config']} | {m['hot_entries']} / {mixed_hot} | {m['hot_calls']} "
-                             f"| {m['hot_executed']} | {kept} | {m['entries']} | {m['evicted']} |")
+                             f"| {m['hot_executed']} | {kept} | {m.get('hot_recreated', '-')} | {m.get('untracked', '-')} "
+                             f"| {m['entries']} | {m['evicted']} |")
             lines.append("")
 
     # targets

@@ -3,31 +3,41 @@
  * eviction.c
  *		Keeping the number of entries near pg_stat_queries.max: clock sweep.
  *
- * Every entry has a small usage count, raised when a backend merges its
- * counters into the entry (so at most about once a second per backend that
- * runs the statement, never on the execution path) and capped.  A sweep
- * pass visits every entry once: an entry whose count is zero is evicted,
- * any other loses one.  An entry is never evicted on its first visit, so a
- * new statement survives at least one whole pass.
+ * Every entry has a small usage count.  An execution that finds it at zero
+ * sets it to one, and a backend merging more than one execution into the
+ * entry raises it (so at most about once a second per backend that runs
+ * the statement), up to a cap.  A sweep pass visits every entry once: an
+ * entry whose count is zero is evicted, any other loses one.  An entry is
+ * never evicted on its first visit, so a new statement survives at least
+ * one whole pass, and a statement run at least once between two visits is
+ * never evicted.
  *
  * Sweeping starts when the table is 95% full, so new statements find room,
  * and stops as soon as it is back to 90%: the hand then rests where it is
  * and the pass goes on from there next time, so entries age with the
- * arrival of new statements, not with each slice.  A pass is cut into
- * slices of bounded size; any backend that finishes a
- * statement while the table is that full runs one slice, unless another
- * backend is already sweeping: nobody ever waits for a sweep.  A slice holds
- * one partition lock (shared) at a time, and each eviction one partition lock
- * exclusively, so executing queries never wait for the O(n) part.
+ * arrival of new statements, not with each slice.  Below the bound (see
+ * below) a pass begins no sooner than pg_stat_queries.min_sweep_interval
+ * after the previous one ended, so the visits of an entry are at least that
+ * far apart and a statement run more often keeps its entry.  Without it, a
+ * pass over young entries that finds nothing to evict ends in a few
+ * milliseconds, and the next one evicts statements run many times a
+ * second.  A pass is cut into slices of bounded size; any backend that
+ * finishes a statement while the table is that full runs one slice, unless
+ * another backend is already sweeping: nobody ever waits for a sweep.  A
+ * slice holds one partition lock (shared) at a time, and each eviction one
+ * partition lock exclusively, so executing queries never wait for the O(n)
+ * part.
  *
- * The table may outgrow max while slices catch up, but never beyond
- * max + 5%: at that bound a statement without an entry is not tracked (and
+ * The table may outgrow max while slices catch up, but not beyond
+ * max + 5% (give or take the entries that backends are creating at that
+ * moment): at that bound a statement without an entry is not tracked (and
  * counted as refused) until sweeping has made room.
  *
  *-------------------------------------------------------------------------
  */
 #include "pg_stat_queries.h"
 
+#include "access/xact.h"
 #include "utils/timestamp.h"
 
 /* Usage count cap: an entry unused for this many passes is evicted */
@@ -78,6 +88,9 @@ pgsq_eviction_init(PgsqSharedState *state)
 	/* entries restored from disk are counted by the first pass */
 	pg_atomic_init_u64(&state->num_entries, PGSQ_COUNT_UNKNOWN);
 	pg_atomic_init_u32(&state->pass, 1);
+	pg_atomic_init_u64(&state->pass_evicted, 0);
+	pg_atomic_init_u64(&state->last_pass_end, 0);
+	pg_atomic_init_u32(&state->last_pass_idle, 0);
 	pg_atomic_init_u32(&state->sweeping, 0);
 }
 
@@ -99,14 +112,33 @@ pgsq_entries_removed(int64 count)
 		;
 }
 
-/* Raise an entry's usage count after a merge, up to the cap */
+/*
+ * Raise an entry's usage count, up to the cap, after a merge of more than
+ * one execution.  A merge of a single one says nothing the execution did
+ * not already say (pgsq_entry_used), and counting it again would make a
+ * statement run once survive a pass longer than needed.
+ */
 void
-pgsq_touch_entry(PgsqSharedEntry *entry)
+pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls)
 {
 	uint32		usage = pg_atomic_read_u32(&entry->usage);
 
-	if (usage < PGSQ_USAGE_MAX)
+	if (calls > 1 && usage < PGSQ_USAGE_MAX)
 		pg_atomic_write_u32(&entry->usage, usage + 1);
+}
+
+/*
+ * An execution of a statement: if its entry's count is zero (new, or aged
+ * by the sweep since it was last used), mark it used.  Merges come up to a
+ * second after executions, and under heavy churn a pass can take less than
+ * that.  This writes at most once per entry and pass: a known statement's
+ * execution otherwise only reads the count.
+ */
+void
+pgsq_entry_used(PgsqSharedEntry *entry)
+{
+	if (unlikely(pg_atomic_read_u32(&entry->usage) == 0))
+		pg_atomic_write_u32(&entry->usage, 1);
 }
 
 /* Is this a dropped entry of ours that nobody references? */
@@ -263,12 +295,21 @@ sweep_slice(void)
 	}
 	if (finished)
 	{
+		uint64		pass_evicted = pg_atomic_read_u64(&pgsq_state->pass_evicted) + nvictims;
+
 		pg_atomic_write_u64(&pgsq_state->num_entries, Max(live - nvictims, 0));
 		pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
-		pg_atomic_compare_exchange_u32(&pgsq_state->pass, &pass, pass + 1 == 0 ? 1 : pass + 1);
+		pg_atomic_write_u32(&pgsq_state->pass, pass + 1 == 0 ? 1 : pass + 1);
+		pg_atomic_write_u64(&pgsq_state->pass_evicted, 0);
+		pg_atomic_write_u32(&pgsq_state->last_pass_idle, pass_evicted == 0);
+		pg_atomic_write_u64(&pgsq_state->last_pass_end,
+							(uint64) GetCurrentTimestamp());
 	}
 	else
+	{
+		pg_atomic_add_fetch_u64(&pgsq_state->pass_evicted, nvictims);
 		pgsq_entries_removed(nvictims);
+	}
 	pfree(victims);
 }
 
@@ -293,25 +334,59 @@ try_sweep_slice(void)
 	PG_END_TRY();
 }
 
+/* The hard bound on the number of entries */
+static inline uint64
+entry_bound(void)
+{
+	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
+}
+
+/*
+ * May sweeping go on now?  Not if the current pass may not begin yet:
+ * below the bound, not within min_sweep_interval of the end of the
+ * previous pass; at the bound, likewise if that pass found nothing to
+ * evict (every entry is then new or in use, and one evicted a moment later
+ * would be a statement in use).  The statement's start time serves as the
+ * clock: it is already known.
+ */
+static bool
+pass_may_go_on(uint64 count)
+{
+	TimestampTz last_end;
+
+	if (count >= entry_bound() && !pg_atomic_read_u32(&pgsq_state->last_pass_idle))
+		return true;
+	last_end = (TimestampTz) pg_atomic_read_u64(&pgsq_state->last_pass_end);
+	return GetCurrentStatementStartTimestamp() >=
+		TimestampTzPlusMilliseconds(last_end, pgsq_min_sweep_interval);
+}
+
 /* After a statement: sweep a slice if the table is nearly full */
 void
 pgsq_maybe_sweep(void)
 {
 	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
 
-	if (count >= (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100)
-		try_sweep_slice();
+	if (count < (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100 ||
+		!pass_may_go_on(count))
+		return;
+	try_sweep_slice();
 }
 
-/* May a new entry be created?  At the bound, first try to make room. */
+/*
+ * May a new entry be created?  At the bound, first try to make room; the
+ * minimum interval between passes does not hold there.
+ */
 bool
 pgsq_room_for_new_entry(void)
 {
-	uint64		bound = (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
+	uint64		bound = entry_bound();
 	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
 
 	if (count < bound || count >= PGSQ_COUNT_UNKNOWN / 2)
 		return true;
+	if (!pass_may_go_on(count))
+		return false;
 	try_sweep_slice();
 	return pg_atomic_read_u64(&pgsq_state->num_entries) < bound;
 }

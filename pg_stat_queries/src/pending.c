@@ -5,7 +5,8 @@
  *
  * Every execution adds to this backend's pending data for the statement
  * (PgStat_EntryRef->pending), which lives in local memory: the execution
- * path of a known statement writes no shared memory and takes no lock.
+ * path of a known statement takes no lock, and writes shared memory only to
+ * mark an entry used that eviction has aged to zero (eviction.c).
  * Pending data is merged into the shared entry
  *	- by the statistics system when the backend goes idle (at most once a
  *	  second, and within ten seconds after the last statement) and at exit;
@@ -306,6 +307,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	}
 	add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
 				  jitusage, parallel_to_launch, parallel_launched);
+	pgsq_entry_used((PgsqSharedEntry *) entry_ref->shared_stats);
 	return (PgsqSharedEntry *) entry_ref->shared_stats;
 }
 
@@ -341,7 +343,7 @@ pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 
 	pgstat_unlock_entry(entry_ref);
 
-	pgsq_touch_entry(entry);
+	pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC]);
 	return true;
 }
 

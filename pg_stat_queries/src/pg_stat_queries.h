@@ -140,6 +140,9 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
 	pg_atomic_uint64 reset_count;	/* resets that dropped entries so far */
 	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
+	pg_atomic_uint64 pass_evicted;	/* entries evicted by the current pass */
+	pg_atomic_uint64 last_pass_end; /* when the previous pass ended */
+	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
 	int			text_tranche_id;
 	dshash_table_handle text_hash_handle;
@@ -168,6 +171,7 @@ extern bool pgsq_track_utility;
 extern bool pgsq_track_planning;
 extern bool pgsq_save;
 extern int	pgsq_query_text_memory; /* kilobytes */
+extern int	pgsq_min_sweep_interval;	/* milliseconds */
 extern void pgsq_define_settings(void);
 
 /* store.c */
@@ -206,7 +210,8 @@ extern void pgsq_eviction_init(PgsqSharedState *state);
 extern void pgsq_entry_created(void);
 extern void pgsq_entries_removed(int64 count);
 extern bool pgsq_room_for_new_entry(void);
-extern void pgsq_touch_entry(PgsqSharedEntry *entry);
+extern void pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls);
+extern void pgsq_entry_used(PgsqSharedEntry *entry);
 extern void pgsq_maybe_sweep(void);
 extern void pgsq_free_all_orphans(void);
 

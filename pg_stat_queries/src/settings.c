@@ -25,6 +25,7 @@ bool		pgsq_track_utility = true;
 bool		pgsq_track_planning = false;
 bool		pgsq_save = true;
 int			pgsq_query_text_memory = 16 * 1024;
+int			pgsq_min_sweep_interval = 250;
 
 /* Keep the statistics file in step with .save: only saved kinds are written */
 static void
@@ -94,6 +95,17 @@ pgsq_define_settings(void)
 							INT_MAX / 2,
 							PGC_SIGHUP,
 							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_stat_queries.min_sweep_interval",
+							"Sets the minimum time between two visits of an entry by the eviction sweep.",
+							"A statement run more often keeps its entry, unless the table is at its bound and was swept meanwhile.",
+							&pgsq_min_sweep_interval,
+							250,
+							0,
+							3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pg_stat_queries");

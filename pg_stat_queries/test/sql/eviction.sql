@@ -2,6 +2,8 @@
 -- reload
 SELECT pg_stat_queries_reset() IS NOT NULL AS t;
 ALTER SYSTEM SET pg_stat_queries.max = 100;
+-- passes as fast as statements come (the gap between them is tested below)
+ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = 0;
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.2);
 SHOW pg_stat_queries.max;
@@ -35,5 +37,64 @@ SELECT format('SELECT %s', string_agg('2', ', ')) AS stmt
  GROUP BY n ORDER BY n \gexec
 SELECT num_entries >= 250 AS grew, max FROM pg_stat_queries_info;
 
+-- A pass that found nothing to evict (every entry new, or used since its
+-- last visit) is not followed by another one within min_sweep_interval,
+-- even at the bound: statements without an entry are then not tracked,
+-- and no entry in use is evicted.
+ALTER SYSTEM SET pg_stat_queries.max = 100;
+ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = '1h';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+SELECT pg_stat_queries_reset() IS NOT NULL AS t;
+\set ECHO none
+\o /dev/null
+SELECT format('SELECT %s', string_agg('3', ', ')) AS stmt
+  FROM generate_series(1, 200) n, LATERAL generate_series(1, n) c
+ GROUP BY n ORDER BY n \gexec
+\o
+\set ECHO all
+SELECT evicted_entries AS evicted, dealloc >= 1 AS swept,
+       num_entries BETWEEN 100 AND 105 AS at_bound,
+       untracked_executions >= 90 AS refused
+  FROM pg_stat_queries_info;
+
+-- The interval is read when a pass is to begin: lowering it takes effect
+-- at once, and sweeping evicts again.
+ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = 0;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+\set ECHO none
+\o /dev/null
+SELECT format('SELECT %s', string_agg('4', ', ')) AS stmt
+  FROM generate_series(1, 50) n, LATERAL generate_series(1, n) c
+ GROUP BY n ORDER BY n \gexec
+\o
+\set ECHO all
+SELECT evicted_entries > 0 AS evicted, num_entries <= 105 AS within_bound
+  FROM pg_stat_queries_info;
+
+-- A statement run between any two visits of the sweep keeps its entry
+-- while others come and go, even if its counts are never merged in the
+-- meantime (all of this is one statement, so this backend merges nothing
+-- before the end).
+ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = '100ms';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+SET pg_stat_queries.track = 'all';
+SELECT pg_stat_queries_reset() IS NOT NULL AS t;
+DO $$
+BEGIN
+  FOR i IN 1..150 LOOP
+    EXECUTE 'SELECT 5' || repeat(', 5', i);
+    EXECUTE 'SELECT upper(''frequent'')';
+    PERFORM pg_sleep(0.02);
+  END LOOP;
+END
+$$;
+SELECT query, calls, rows FROM pg_stat_queries WHERE query = 'SELECT upper($1)';
+SELECT evicted_entries > 0 AS evicted FROM pg_stat_queries_info;
+RESET pg_stat_queries.track;
+
 ALTER SYSTEM RESET pg_stat_queries.max;
+ALTER SYSTEM RESET pg_stat_queries.min_sweep_interval;
 SELECT pg_reload_conf();
