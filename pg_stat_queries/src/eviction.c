@@ -80,6 +80,13 @@ typedef struct Victim
 	PgsqKey		key;
 } Victim;
 
+/* The hard bound on the number of entries */
+static inline uint64
+entry_bound(void)
+{
+	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
+}
+
 /* Shared state of the sweep, at shared memory creation */
 void
 pgsq_eviction_init(PgsqSharedState *state)
@@ -89,16 +96,31 @@ pgsq_eviction_init(PgsqSharedState *state)
 	pg_atomic_init_u64(&state->num_entries, PGSQ_COUNT_UNKNOWN);
 	pg_atomic_init_u32(&state->pass, 1);
 	pg_atomic_init_u64(&state->pass_evicted, 0);
+	pg_atomic_init_u64(&state->created_entries, 0);
 	pg_atomic_init_u64(&state->last_pass_end, 0);
 	pg_atomic_init_u32(&state->last_pass_idle, 0);
 	pg_atomic_init_u32(&state->sweeping, 0);
 }
 
-/* Note that a backend created an entry */
-void
+/*
+ * Note that a backend created an entry, and say whether it may keep it.
+ * Backends check for room before they create an entry, but several may
+ * pass that check at once; the one whose entry would take the table past
+ * the bound gives it back (the caller drops it).
+ */
+bool
 pgsq_entry_created(void)
 {
-	pg_atomic_add_fetch_u64(&pgsq_state->num_entries, 1);
+	uint64		count;
+
+	pg_atomic_add_fetch_u64(&pgsq_state->created_entries, 1);
+	count = pg_atomic_add_fetch_u64(&pgsq_state->num_entries, 1);
+	if (count > entry_bound() && count < PGSQ_COUNT_UNKNOWN / 2)
+	{
+		pgsq_entries_removed(1);
+		return false;
+	}
+	return true;
 }
 
 /* Note that a reset or eviction dropped entries; never below zero */
@@ -253,6 +275,7 @@ sweep_slice(void)
 	bool		finished = true;
 	bool		need_gc = false;
 	Victim	   *victims = palloc(slice * sizeof(Victim));
+	uint64		created_before = pg_atomic_read_u64(&pgsq_state->created_entries);
 	dshash_seq_status hstat;
 	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
@@ -297,7 +320,15 @@ sweep_slice(void)
 	{
 		uint64		pass_evicted = pg_atomic_read_u64(&pgsq_state->pass_evicted) + nvictims;
 
-		pg_atomic_write_u64(&pgsq_state->num_entries, Max(live - nvictims, 0));
+		/*
+		 * Entries created during the scan may have landed in partitions it
+		 * had passed: count them all, so the count errs on the high side.
+		 */
+		uint64		created_meanwhile = pg_atomic_read_u64(&pgsq_state->created_entries) -
+			created_before;
+
+		pg_atomic_write_u64(&pgsq_state->num_entries,
+							Max(live - nvictims, 0) + created_meanwhile);
 		pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
 		pg_atomic_write_u32(&pgsq_state->pass, pass + 1 == 0 ? 1 : pass + 1);
 		pg_atomic_write_u64(&pgsq_state->pass_evicted, 0);
@@ -332,13 +363,6 @@ try_sweep_slice(void)
 		pg_atomic_write_u32(&pgsq_state->sweeping, 0);
 	}
 	PG_END_TRY();
-}
-
-/* The hard bound on the number of entries */
-static inline uint64
-entry_bound(void)
-{
-	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
 }
 
 /*

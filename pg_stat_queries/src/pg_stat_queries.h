@@ -141,6 +141,7 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 reset_count;	/* resets that dropped entries so far */
 	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
 	pg_atomic_uint64 pass_evicted;	/* entries evicted by the current pass */
+	pg_atomic_uint64 created_entries;	/* entries created so far */
 	pg_atomic_uint64 last_pass_end; /* when the previous pass ended */
 	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
@@ -207,7 +208,7 @@ extern void pgsq_maybe_flush_busy(void);
 
 /* eviction.c */
 extern void pgsq_eviction_init(PgsqSharedState *state);
-extern void pgsq_entry_created(void);
+extern bool pgsq_entry_created(void);
 extern void pgsq_entries_removed(int64 count);
 extern bool pgsq_room_for_new_entry(void);
 extern void pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls);

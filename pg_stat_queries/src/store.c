@@ -147,12 +147,26 @@ pgsq_objid(const PgsqKey *key)
 	return hash_combine64((uint64) key->queryid, murmurhash64(extra));
 }
 
-/* Give a newly created entry its key, so it can be found and evicted */
-static void
+/*
+ * Give a newly created entry its key, so it can be found and evicted.
+ * Returns false, having dropped the entry again (and released entry_ref),
+ * if it would take the table past its bound.
+ */
+static bool
 init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	PgsqEntryData *data = &entry->data;
+
+	if (!pgsq_entry_created())
+	{
+		/* this releases our reference too, and its pending data */
+		PgStat_HashKey hkey = entry_ref->shared_entry->key;
+
+		(void) pgstat_drop_entry_ext(PGSQ_STATS_KIND, hkey.dboid, hkey.objid,
+									 true);
+		return false;
+	}
 
 	/* a dropped entry may be reused: start its hints afresh */
 	pg_atomic_write_u32(&entry->has_text, 0);
@@ -168,7 +182,7 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 		data->minmax_stats_since = data->stats_since;
 	}
 	pgstat_unlock_entry(entry_ref);
-	pgsq_entry_created();
+	return true;
 }
 
 /*
@@ -234,8 +248,12 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 		else
 			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
 											 objid, true, &created);
-		if (created)
-			init_new_entry(entry_ref, key);
+		if (created && !init_new_entry(entry_ref, key))
+		{
+			/* others filled the table first: refused */
+			pg_atomic_add_fetch_u64(&pgsq_state->refused, 1);
+			return NULL;
+		}
 		if (likely(!entry_ref->shared_entry->dropped))
 			return entry_ref;
 
