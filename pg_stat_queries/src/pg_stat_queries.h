@@ -29,8 +29,9 @@
 
 /*
  * A backend asks all others to collect stale references at most this often
- * (store.c), and sets counts kept aside meanwhile into their entries after
- * about this long (pending.c).
+ * (store.c), and so does the sweep unless a pass ends sooner (eviction.c);
+ * counts kept aside meanwhile are set into their entries after about this
+ * long (pending.c).
  */
 #define PGSQ_GC_REQUEST_INTERVAL_MS 100
 
@@ -142,6 +143,8 @@ typedef struct PgsqSharedState
 	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
 	pg_atomic_uint64 pass_evicted;	/* entries evicted by the current pass */
 	pg_atomic_uint64 created_entries;	/* entries created so far */
+	pg_atomic_uint32 gc_owed;	/* evictions since the sweep's last gc request */
+	pg_atomic_uint64 last_gc_request;	/* when the sweep last made one */
 	pg_atomic_uint64 last_pass_end; /* when the previous pass ended */
 	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */

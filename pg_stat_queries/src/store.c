@@ -189,9 +189,9 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
  * Ask every backend to collect references to dropped entries, at most once
  * per PGSQ_GC_REQUEST_INTERVAL_MS from this backend: each request makes
  * every backend scan all of its references, and under eviction churn many
- * backends find stale references at once.  The sweep makes a request of its
- * own after each slice that dropped entries, so stale references are
- * usually collected long before this interval runs out.
+ * backends find stale references at once.  The sweep makes requests of its
+ * own at the same rate or at the end of each pass, so stale references are
+ * often collected before this interval runs out.
  */
 static bool
 request_gc_if_due(void)
