@@ -405,8 +405,7 @@ try_sweep_slice(void)
  * the bound, not within min_sweep_interval of the end of the previous pass;
  * at the bound, likewise if that pass evicted nothing (every entry was new
  * or in use, and one evicted a moment later would be a statement in use).
- * The
- * clock is read only if the top-level statement's start time, already
+ * The clock is read only if the top-level statement's start time, already
  * known, is too early (it does not advance inside a long procedure).
  */
 static bool
@@ -435,8 +434,8 @@ pgsq_maybe_sweep(void)
 }
 
 /*
- * May a new entry be created?  At the bound, first try to make room; the
- * minimum interval between passes does not hold there.
+ * May a new entry be created?  At the bound, first try to make room, unless
+ * the last pass evicted nothing and the next may not begin yet.
  */
 bool
 pgsq_room_for_new_entry(void)
