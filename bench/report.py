@@ -96,7 +96,8 @@ def main():
             s["top"][name] = s["top"].get(name, 0) + int(n)
         if r["entries"] not in ("-", ""):
             s["entries"].append(r["entries"])
-            s["evicted"].append(r["evicted"])
+            untracked = r.get("untracked") or "-"
+            s["evicted"].append(r["evicted"] + ("" if untracked == "-" else f", {untracked} untracked"))
 
     def median(key):
         s = stats.get(key)
@@ -137,7 +138,7 @@ def main():
         lines.append("")
         lines.append(WORKLOAD_TEXT.get(w, ""))
         lines.append("")
-        lines.append("| config | median TPS | ratio to none | paired ratio (range) | spread (min-max) | runs | entries at end (evicted) "
+        lines.append("| config | median TPS | ratio to none | paired ratio (range) | spread (min-max) | runs | entries at end (evicted, untracked executions) "
                      "| LWLock:pg_stat_statements | LWLock:other | SpinDelay | other waits | CPU | top wait events |")
         lines.append("|---|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|")
         base = median((w, "none"))
