@@ -106,6 +106,7 @@ pgsq_eviction_init(PgsqSharedState *state)
 	pg_atomic_init_u64(&state->last_gc_request, 0);
 	pg_atomic_init_u64(&state->last_pass_end, 0);
 	pg_atomic_init_u32(&state->last_pass_idle, 0);
+	pg_atomic_init_u32(&state->resume_partition, 0);
 	pg_atomic_init_u32(&state->sweeping, 0);
 }
 
@@ -299,6 +300,7 @@ static void
 sweep_slice(void)
 {
 	uint32		pass = pg_atomic_read_u32(&pgsq_state->pass);
+	int			resume = (int) pg_atomic_read_u32(&pgsq_state->resume_partition);
 	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 4);
 	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
 	uint64		low_water = (uint64) pgsq_max * PGSQ_SWEEP_STOP_PCT / 100;
@@ -318,12 +320,23 @@ sweep_slice(void)
 	while ((entry = pgsq_scan_next(&hstat, &hent)) != NULL)
 	{
 		live++;
-		if (pg_atomic_read_u32(&entry->swept_pass) == pass)
+
+		/*
+		 * The scan goes partition by partition, and earlier slices of this
+		 * pass have visited the partitions before the one the last stopped
+		 * in: skip those without touching the entries.  (One created there
+		 * since then waits for the next pass, like any entry the hand has
+		 * passed.)
+		 */
+		if (hstat.curpartition < resume ||
+			pg_atomic_read_u32(&entry->swept_pass) == pass)
 			continue;
 		if (processed == slice ||
 			(!counting && count - nvictims <= low_water))
 		{
 			finished = false;
+			pg_atomic_write_u32(&pgsq_state->resume_partition,
+								(uint32) hstat.curpartition);
 			break;
 		}
 		processed++;
@@ -365,6 +378,7 @@ sweep_slice(void)
 							Max(live - nvictims, 0) + created_meanwhile);
 		pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
 		pg_atomic_write_u32(&pgsq_state->pass, pass + 1 == 0 ? 1 : pass + 1);
+		pg_atomic_write_u32(&pgsq_state->resume_partition, 0);
 		pg_atomic_write_u64(&pgsq_state->pass_evicted, 0);
 		pg_atomic_write_u32(&pgsq_state->last_pass_idle,
 							pass_evicted == 0);
@@ -405,11 +419,12 @@ try_sweep_slice(void)
  * the bound, not within min_sweep_interval of the end of the previous pass;
  * at the bound, likewise if that pass evicted nothing (every entry was new
  * or in use, and one evicted a moment later would be a statement in use).
- * The clock is read only if the top-level statement's start time, already
- * known, is too early (it does not advance inside a long procedure).
+ * The top-level statement's start time, already known, serves as the
+ * clock; for a nested statement (the start time does not advance inside a
+ * long procedure) the clock is read if that time is too early.
  */
 static bool
-pass_may_go_on(uint64 count)
+pass_may_go_on(uint64 count, bool nested)
 {
 	TimestampTz earliest;
 
@@ -418,17 +433,17 @@ pass_may_go_on(uint64 count)
 	earliest = TimestampTzPlusMilliseconds((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_pass_end),
 										   pgsq_min_sweep_interval);
 	return GetCurrentStatementStartTimestamp() >= earliest ||
-		GetCurrentTimestamp() >= earliest;
+		(nested && GetCurrentTimestamp() >= earliest);
 }
 
 /* After a statement: sweep a slice if the table is nearly full */
 void
-pgsq_maybe_sweep(void)
+pgsq_maybe_sweep(bool nested)
 {
 	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
 
 	if (count < (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100 ||
-		!pass_may_go_on(count))
+		!pass_may_go_on(count, nested))
 		return;
 	try_sweep_slice();
 }
@@ -445,7 +460,7 @@ pgsq_room_for_new_entry(void)
 
 	if (count < bound || count >= PGSQ_COUNT_UNKNOWN / 2)
 		return true;
-	if (!pass_may_go_on(count))
+	if (!pass_may_go_on(count, true))
 		return false;
 	try_sweep_slice();
 	return pg_atomic_read_u64(&pgsq_state->num_entries) < bound;

@@ -188,7 +188,7 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	pgsq_maybe_flush_busy();
 
 	/* last: a sweep may evict entries this backend holds references to */
-	pgsq_maybe_sweep();
+	pgsq_maybe_sweep(nesting_level > 0);
 }
 
 /* Planner hook: measure planning when track_planning is on */

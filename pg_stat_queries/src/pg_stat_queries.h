@@ -147,6 +147,7 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 last_gc_request;	/* when the sweep last made one */
 	pg_atomic_uint64 last_pass_end; /* when the previous pass ended */
 	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
+	pg_atomic_uint32 resume_partition;	/* where the current pass rests */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
 	int			text_tranche_id;
 	dshash_table_handle text_hash_handle;
@@ -216,7 +217,7 @@ extern void pgsq_entries_removed(int64 count);
 extern bool pgsq_room_for_new_entry(void);
 extern void pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls);
 extern void pgsq_entry_used(PgsqSharedEntry *entry);
-extern void pgsq_maybe_sweep(void);
+extern void pgsq_maybe_sweep(bool nested);
 extern void pgsq_free_all_orphans(void);
 
 /* qtext.c */
