@@ -131,6 +131,16 @@ pgsq_entry_created(void)
 	return true;
 }
 
+/*
+ * A full reset emptied the table: evictions earlier in the current pass say
+ * nothing about the entries that follow it.
+ */
+void
+pgsq_sweep_after_full_reset(void)
+{
+	pg_atomic_write_u64(&pgsq_state->pass_evicted, 0);
+}
+
 /* Note that a reset or eviction dropped entries; never below zero */
 void
 pgsq_entries_removed(int64 count)
@@ -273,13 +283,10 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
  * sweeping backend only.
  */
 static void
-request_gc_if_owed(bool pass_finished)
+request_gc_if_owed(bool pass_finished, TimestampTz now)
 {
-	TimestampTz now;
-
 	if (pg_atomic_read_u32(&pgsq_state->gc_owed) == 0)
 		return;
-	now = GetCurrentTimestamp();
 	if (!pass_finished &&
 		!TimestampDifferenceExceeds((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_gc_request),
 									now, PGSQ_GC_REQUEST_INTERVAL_MS))
@@ -312,6 +319,7 @@ sweep_slice(void)
 	bool		need_gc = false;
 	Victim	   *victims = palloc(slice * sizeof(Victim));
 	uint64		created_before = pg_atomic_read_u64(&pgsq_state->created_entries);
+	TimestampTz now;
 	dshash_seq_status hstat;
 	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
@@ -353,15 +361,15 @@ sweep_slice(void)
 			need_gc = true;
 		pgsq_qtext_remove(&victims[i].key);
 	}
+	now = GetCurrentTimestamp();
 	if (need_gc)
 		pg_atomic_write_u32(&pgsq_state->gc_owed, 1);
-	request_gc_if_owed(finished);
+	request_gc_if_owed(finished, now);
 
 	if (nvictims > 0)
 	{
 		pg_atomic_add_fetch_u64(&pgsq_state->evicted_entries, nvictims);
-		pg_atomic_write_u64(&pgsq_state->last_eviction_time,
-							(uint64) GetCurrentTimestamp());
+		pg_atomic_write_u64(&pgsq_state->last_eviction_time, (uint64) now);
 	}
 	if (finished)
 	{
@@ -382,8 +390,7 @@ sweep_slice(void)
 		pg_atomic_write_u64(&pgsq_state->pass_evicted, 0);
 		pg_atomic_write_u32(&pgsq_state->last_pass_idle,
 							pass_evicted == 0);
-		pg_atomic_write_u64(&pgsq_state->last_pass_end,
-							(uint64) GetCurrentTimestamp());
+		pg_atomic_write_u64(&pgsq_state->last_pass_end, (uint64) now);
 	}
 	else
 	{

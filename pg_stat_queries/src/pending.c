@@ -281,6 +281,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	bool		stale;
 	PgStat_EntryRef *entry_ref = pgsq_entry_ref(key, true, &stale);
 	PgsqPending *pending;
+	PgsqSharedEntry *entry;
 
 	*parked_out = stale;
 	if (entry_ref == NULL)
@@ -307,8 +308,9 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	}
 	add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
 				  jitusage, parallel_to_launch, parallel_launched);
-	pgsq_entry_used((PgsqSharedEntry *) entry_ref->shared_stats);
-	return (PgsqSharedEntry *) entry_ref->shared_stats;
+	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
+	pgsq_entry_used(entry);
+	return entry;
 }
 
 /*

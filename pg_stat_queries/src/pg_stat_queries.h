@@ -214,6 +214,7 @@ extern void pgsq_maybe_flush_busy(void);
 extern void pgsq_eviction_init(PgsqSharedState *state);
 extern bool pgsq_entry_created(void);
 extern void pgsq_entries_removed(int64 count);
+extern void pgsq_sweep_after_full_reset(void);
 extern bool pgsq_room_for_new_entry(void);
 extern void pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls);
 extern void pgsq_entry_used(PgsqSharedEntry *entry);

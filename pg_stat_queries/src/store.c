@@ -523,9 +523,8 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 
 		/* counts kept aside before this reset must not outlive it */
 		pg_atomic_add_fetch_u64(&pgsq_state->reset_count, 1);
-		/* evictions before a full reset say nothing about entries after it */
 		if (full)
-			pg_atomic_write_u64(&pgsq_state->pass_evicted, 0);
+			pgsq_sweep_after_full_reset();
 		pgstat_drop_matching_entries(drop_matching, PointerGetDatum(&state));
 		pgstat_request_entry_refs_gc();
 		pgsq_entries_removed(state.count);
