@@ -456,18 +456,19 @@ pgsq_maybe_sweep(bool nested)
 }
 
 /*
- * May a new entry be created?  At the bound, first try to make room, unless
- * the last pass evicted nothing and the next may not begin yet.
+ * May a new entry be created for a statement at this nesting?  At the
+ * bound, first try to make room, unless the last pass evicted nothing and
+ * the next may not begin yet.
  */
 bool
-pgsq_room_for_new_entry(void)
+pgsq_room_for_new_entry(bool nested)
 {
 	uint64		bound = entry_bound();
 	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
 
 	if (count < bound || count >= PGSQ_COUNT_UNKNOWN / 2)
 		return true;
-	if (!pass_may_go_on(count, true))
+	if (!pass_may_go_on(count, nested))
 		return false;
 	try_sweep_slice();
 	return pg_atomic_read_u64(&pgsq_state->num_entries) < bound;

@@ -213,6 +213,9 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
+	/* this session's own refused executions are part of the count */
+	pgsq_flush_refused();
+
 	LWLockAcquire(pgsq_state->lock, LW_SHARED);
 	stats_reset = pgsq_state->stats_reset;
 	LWLockRelease(pgsq_state->lock);

@@ -270,7 +270,8 @@ unpark_at_exit(int code, Datum arg)
  * no usable entry right now: then *parked_out tells whether the counts were
  * parked (else the table is full and the execution was refused).  Only the
  * first execution of a statement unknown to this backend looks at shared
- * memory, to find or create its entry.
+ * memory, to find or create its entry; if this backend has just created
+ * it, that execution is merged right away.
  */
 PgsqSharedEntry *
 pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
@@ -279,10 +280,27 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			int parallel_to_launch, int parallel_launched, bool *parked_out)
 {
 	bool		stale;
-	PgStat_EntryRef *entry_ref = pgsq_entry_ref(key, true, &stale);
+	PgStat_EntryRef *entry_ref;
 	PgsqPending *pending;
 	PgsqSharedEntry *entry;
 
+	/* the first execution of an entry this backend just created */
+	entry_ref = pgsq_fresh_entry_ref(key);
+	if (entry_ref != NULL)
+	{
+		PgsqCounters counters;
+
+		memset(&counters, 0, sizeof(counters));
+		add_execution(&counters, phase, ms, rows, bufusage, walusage,
+					  jitusage, parallel_to_launch, parallel_launched);
+		(void) pgsq_merge_into_entry(entry_ref, key, &counters, false);
+		*parked_out = false;
+		entry = (PgsqSharedEntry *) entry_ref->shared_stats;
+		pgsq_entry_used(entry);
+		return entry;
+	}
+
+	entry_ref = pgsq_entry_ref(key, true, &stale);
 	*parked_out = stale;
 	if (entry_ref == NULL)
 	{

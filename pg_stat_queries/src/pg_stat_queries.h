@@ -137,9 +137,11 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 texts_missing; /* texts that could not be stored */
 	pg_atomic_uint64 text_bytes;	/* bytes of stored query texts */
 	pg_atomic_uint64 last_eviction_time;
-	pg_atomic_uint64 refused;	/* executions not tracked: table full */
+	pg_atomic_uint64 refused;	/* executions not tracked: table full;
+								 * backends add theirs in batches */
 	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
 	pg_atomic_uint64 reset_count;	/* resets that dropped entries so far */
+	pg_atomic_uint64 full_resets;	/* resets of everything so far */
 	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
 	pg_atomic_uint64 pass_evicted;	/* entries evicted by the current pass */
 	pg_atomic_uint64 created_entries;	/* entries created so far */
@@ -189,11 +191,13 @@ extern void pgsq_require_store(void);
 extern uint64 pgsq_objid(const PgsqKey *key);
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 									   bool *stale);
+extern PgStat_EntryRef *pgsq_fresh_entry_ref(const PgsqKey *key);
 extern PgsqSharedEntry *pgsq_scan_next(dshash_seq_status *hstat,
 									   PgStatShared_HashEntry **hent_out);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);
 extern int	pgsq_collect_entries(PgsqEntryData **entries);
 extern int64 pgsq_count_entries(void);
+extern void pgsq_flush_refused(void);
 extern TimestampTz pgsq_reset_entries(const PgsqResetFilter *filter,
 									  bool minmax_only);
 
@@ -215,7 +219,7 @@ extern void pgsq_eviction_init(PgsqSharedState *state);
 extern bool pgsq_entry_created(void);
 extern void pgsq_entries_removed(int64 count);
 extern void pgsq_sweep_after_full_reset(void);
-extern bool pgsq_room_for_new_entry(void);
+extern bool pgsq_room_for_new_entry(bool nested);
 extern void pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls);
 extern void pgsq_entry_used(PgsqSharedEntry *entry);
 extern void pgsq_maybe_sweep(bool nested);

@@ -71,13 +71,51 @@ pgsq_init_backend_cb(void)
 }
 
 /*
- * Called by every flush of fixed statistics.  The checkpointer's last one
- * comes right before it writes the statistics file at shutdown: the moment
- * to free orphaned entries (see eviction.c).
+ * Executions this backend refused since it last added them to the shared
+ * count, and the full reset they date from.  Counting each one in shared
+ * memory would write a line every backend reads, on a path a table at its
+ * bound takes for every statement it cannot track.
+ */
+static uint64 refused_here = 0;
+static uint64 refused_here_since_reset = 0;
+
+/* Count an execution refused because the table is at its bound */
+static void
+count_refused(void)
+{
+	uint64		full_resets = pg_atomic_read_u64(&pgsq_state->full_resets);
+
+	if (refused_here > 0 && refused_here_since_reset != full_resets)
+		refused_here = 0;		/* a full reset came since: it zeroed these */
+	refused_here_since_reset = full_resets;
+	refused_here++;
+	/* have the statistics system call pgsq_flush_static_cb */
+	pgstat_report_fixed = true;
+}
+
+/* Add this backend's refused executions to the shared count */
+void
+pgsq_flush_refused(void)
+{
+	if (refused_here == 0)
+		return;
+	if (refused_here_since_reset == pg_atomic_read_u64(&pgsq_state->full_resets))
+		pg_atomic_add_fetch_u64(&pgsq_state->refused, refused_here);
+	refused_here = 0;
+}
+
+/*
+ * Called by every flush of fixed statistics (when a backend goes idle, at
+ * most once a second, and at exit).  The checkpointer's last one comes
+ * right before it writes the statistics file at shutdown: the moment to
+ * free orphaned entries (see eviction.c).
  */
 static bool
 pgsq_flush_static_cb(bool nowait)
 {
+	(void) nowait;
+	if (pgsq_state != NULL)
+		pgsq_flush_refused();
 	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
 		pgsq_free_all_orphans();
 	return false;
@@ -110,6 +148,7 @@ pgsq_shmem_startup(void)
 		pg_atomic_init_u64(&pgsq_state->text_bytes, 0);
 		pg_atomic_init_u64(&pgsq_state->last_eviction_time, 0);
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
+		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
 		pgsq_eviction_init(pgsq_state);
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
@@ -145,6 +184,43 @@ pgsq_objid(const PgsqKey *key)
 	uint64		extra = ((uint64) key->userid << 1) | (key->toplevel ? 1 : 0);
 
 	return hash_combine64((uint64) key->queryid, murmurhash64(extra));
+}
+
+/*
+ * The statement whose entry this backend created last without pending data
+ * (at parse analysis), until it first executes.  That execution is merged
+ * straight into the entry, whose lock nobody else wants yet and whose lines
+ * are still in this CPU's cache: a statement run only once then costs no
+ * pending data, no later lookup and no merge into an entry gone cold.
+ */
+static struct
+{
+	bool		valid;
+	Oid			dbid;
+	uint64		objid;
+}			fresh_entry;
+
+/*
+ * This backend's reference to the statement's entry if this backend
+ * created it and it has not executed since; else NULL.
+ */
+PgStat_EntryRef *
+pgsq_fresh_entry_ref(const PgsqKey *key)
+{
+	PgStat_EntryRef *entry_ref;
+	uint64		objid;
+
+	if (!fresh_entry.valid || fresh_entry.dbid != key->dbid)
+		return NULL;
+	objid = pgsq_objid(key);
+	if (fresh_entry.objid != objid)
+		return NULL;
+	fresh_entry.valid = false;
+	entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid, false,
+									 NULL);
+	if (entry_ref == NULL || entry_ref->shared_entry->dropped)
+		return NULL;
+	return entry_ref;
 }
 
 /*
@@ -208,6 +284,59 @@ request_gc_if_due(void)
 }
 
 /*
+ * Statements this backend found without an entry while the table was at its
+ * bound, each with the number of entries created so far at that moment.
+ * Until another entry is created anywhere, such a statement still has none,
+ * and a refused execution needs no lookup in the shared hash (which a miss
+ * costs, and with it an insertion and removal in the local cache).  A small
+ * direct-mapped table: a statement pushed out is merely looked up again.
+ */
+#define PGSQ_ABSENT_MEMO_SIZE 256
+
+typedef struct AbsentMemo
+{
+	uint64		objid;
+	Oid			dbid;
+	uint64		created_plus_one;	/* created_entries + 1; 0: empty slot */
+} AbsentMemo;
+
+static AbsentMemo absent_memo[PGSQ_ABSENT_MEMO_SIZE];
+
+/* Is this statement known to have no entry, as no entry was created since? */
+static inline bool
+known_absent(Oid dbid, uint64 objid)
+{
+	AbsentMemo *memo = &absent_memo[objid % PGSQ_ABSENT_MEMO_SIZE];
+
+	return memo->objid == objid && memo->dbid == dbid &&
+		memo->created_plus_one ==
+		pg_atomic_read_u64(&pgsq_state->created_entries) + 1;
+}
+
+/* Does this statement have an entry?  Remembers the answer "no" */
+static bool
+entry_exists(Oid dbid, uint64 objid)
+{
+	AbsentMemo *memo = &absent_memo[objid % PGSQ_ABSENT_MEMO_SIZE];
+	uint64		created;
+
+	if (known_absent(dbid, objid))
+		return false;
+
+	/*
+	 * Read the count before looking: an entry is counted only after it is in
+	 * the hash, so one this lookup misses changes the count we remember.
+	 */
+	created = pg_atomic_read_u64(&pgsq_state->created_entries);
+	if (pgstat_get_entry_ref(PGSQ_STATS_KIND, dbid, objid, false, NULL) != NULL)
+		return true;
+	memo->objid = objid;
+	memo->dbid = dbid;
+	memo->created_plus_one = created + 1;
+	return false;
+}
+
+/*
  * This backend's reference to a statement's entry, created if needed, with
  * pending data allocated if asked.  A cached reference may point to an entry
  * that a reset or eviction dropped; the statistics system keeps such a
@@ -229,11 +358,25 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 	if (stale != NULL)
 		*stale = false;
 
-	/* at the bound, only statements that have an entry are counted */
-	if (unlikely(!pgsq_room_for_new_entry()) &&
-		pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid, false, NULL) == NULL)
+	/*
+	 * A statement this backend has pending data for has a live entry unless
+	 * eviction or a reset dropped it: one local lookup, no look at the fill.
+	 */
+	if (with_pending && !known_absent(key->dbid, objid))
 	{
-		pg_atomic_add_fetch_u64(&pgsq_state->refused, 1);
+		PgStat_EntryRef *entry_ref;
+
+		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND, key->dbid,
+											   objid);
+		if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+			return entry_ref;
+	}
+
+	/* at the bound, only statements that have an entry are counted */
+	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
+		!entry_exists(key->dbid, objid))
+	{
+		count_refused();
 		return NULL;
 	}
 
@@ -251,8 +394,14 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 		if (created && !init_new_entry(entry_ref, key))
 		{
 			/* others filled the table first: refused */
-			pg_atomic_add_fetch_u64(&pgsq_state->refused, 1);
+			count_refused();
 			return NULL;
+		}
+		if (created && !with_pending)
+		{
+			fresh_entry.valid = true;
+			fresh_entry.dbid = key->dbid;
+			fresh_entry.objid = objid;
 		}
 		if (likely(!entry_ref->shared_entry->dropped))
 			return entry_ref;
@@ -547,6 +696,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 			pg_atomic_write_u64(&pgsq_state->dealloc, 0);
 			pg_atomic_write_u64(&pgsq_state->evicted_entries, 0);
 			pg_atomic_write_u64(&pgsq_state->texts_missing, 0);
+			pg_atomic_add_fetch_u64(&pgsq_state->full_resets, 1);
 			pg_atomic_write_u64(&pgsq_state->refused, 0);
 			pg_atomic_write_u64(&pgsq_state->last_eviction_time, 0);
 		}
