@@ -6,7 +6,9 @@
  * Every execution adds to this backend's pending data for the statement
  * (PgStat_EntryRef->pending), which lives in local memory: the execution
  * path of a known statement takes no lock, and writes shared memory only to
- * mark an entry used that eviction has aged to zero (eviction.c).
+ * mark an entry used that eviction has aged to zero (eviction.c).  The one
+ * exception is the first execution of an entry this backend has just
+ * created, which is merged into it at once (store.c, pgsq_fresh_entry_ref).
  * Pending data is merged into the shared entry
  *	- by the statistics system when the backend goes idle (at most once a
  *	  second, and within ten seconds after the last statement) and at exit;

@@ -18,7 +18,8 @@
  *   time.  No code here holds two partition locks at once.
  * - An entry's LWLock (header.lock) protects its PgsqEntryData.  Flushing
  *   pending counters takes it exclusively, with nowait while a backend is
- *   busy; readers take it shared.  It may be taken while holding the
+ *   busy, and so does the first execution of an entry its creator merges at
+ *   once; readers take it shared.  It may be taken while holding the
  *   entry's partition lock, never the other way around.
  * - has_text and usage are atomics, written without the entry lock.
  * - Query texts are in a separate hash (qtext.c) with partition locks of
