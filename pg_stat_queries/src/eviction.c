@@ -4,9 +4,9 @@
  *		Keeping the number of entries near pg_stat_queries.max: clock sweep.
  *
  * Every entry has a small usage count.  An execution that finds it at zero
- * sets it to one, and a backend merging more than one execution into the
- * entry raises it (so at most about once a second per backend that runs
- * the statement), up to a cap.  A sweep pass visits every entry once: an
+ * sets it to one, and a backend merging executions of a statement that has
+ * run more than once raises it (so at most about once a second per backend
+ * that runs the statement), up to a cap.  A sweep pass visits every entry once: an
  * entry whose count is zero is evicted, any other loses one.  An entry is
  * never evicted on its first visit, so a new statement survives at least
  * one whole pass, and a statement run at least once between two visits is
@@ -153,17 +153,23 @@ pgsq_entries_removed(int64 count)
 }
 
 /*
- * Raise an entry's usage count, up to the cap, after a merge of more than
- * one execution.  A merge of a single one says nothing the execution did
- * not already say (pgsq_entry_used), and counting it again would make a
- * statement run once survive a pass longer than needed.
+ * Raise an entry's usage count, up to the cap, after a merge of executions
+ * of a statement that has run more than once: more than one execution in
+ * this merge, or any after earlier ones.  A statement run once gets no raise
+ * (its execution set the count already, pgsq_entry_used), so it survives no
+ * pass longer than needed; a statement that keeps coming back, even if
+ * every backend runs it only now and then, gains a pass with every merge.
+ * That sets it apart from one-off statements when passes follow each other
+ * quickly, as they do once a pass over a just-filled table found nothing
+ * to evict.
  */
 void
-pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls)
+pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls, int64 calls_before)
 {
 	uint32		usage = pg_atomic_read_u32(&entry->usage);
 
-	if (calls > 1 && usage < PGSQ_USAGE_MAX)
+	if ((calls > 1 || (calls > 0 && calls_before > 0)) &&
+		usage < PGSQ_USAGE_MAX)
 		pg_atomic_write_u32(&entry->usage, usage + 1);
 }
 

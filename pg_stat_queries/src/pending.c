@@ -343,6 +343,7 @@ pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	PgsqEntryData *data = &entry->data;
+	int64		calls_before = 0;
 
 	if (!pgstat_lock_entry(entry_ref, nowait))
 		return false;
@@ -361,11 +362,14 @@ pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 		data->key.userid == key->userid &&
 		data->key.dbid == key->dbid &&
 		data->key.toplevel == key->toplevel)
+	{
+		calls_before = data->counters.calls[PGSQ_EXEC];
 		pgsq_merge_counters(data, counters);
+	}
 
 	pgstat_unlock_entry(entry_ref);
 
-	pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC]);
+	pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
 	return true;
 }
 
