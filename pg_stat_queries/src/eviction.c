@@ -6,11 +6,11 @@
  * Every entry has a small usage count.  An execution that finds it at zero
  * sets it to one, and a backend merging executions of a statement that has
  * run more than once raises it (so at most about once a second per backend
- * that runs the statement), up to a cap.  A sweep pass visits every entry once: an
- * entry whose count is zero is evicted, any other loses one.  An entry is
- * never evicted on its first visit, so a new statement survives at least
- * one whole pass, and a statement run at least once between two visits is
- * never evicted.
+ * that runs the statement), up to a cap.  A sweep pass visits every entry
+ * once: an entry whose count is zero is evicted, any other loses one.  An
+ * entry is never evicted on its first visit, so a new statement survives at
+ * least one whole pass, and a statement run at least once between two
+ * visits is never evicted.
  *
  * Sweeping starts when the table is 95% full, so new statements find room,
  * and stops as soon as it is back to 90%: the hand then rests where it is
