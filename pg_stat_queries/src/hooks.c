@@ -178,10 +178,12 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	PgsqKey		key = current_key(queryid);
 	PgsqSharedEntry *entry;
 	bool		parked;
+	bool		check_text;
 
 	entry = pgsq_record(&key, phase, ms, rows, bufusage, walusage, jitusage,
-						parallel_to_launch, parallel_launched, &parked);
-	if (entry != NULL && source != NULL)
+						parallel_to_launch, parallel_launched, &parked,
+						&check_text);
+	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, source, location, len, NULL);
 	else if (parked && source != NULL)
 		(void) store_text(&key, source, location, len, NULL);

@@ -274,12 +274,18 @@ unpark_at_exit(int code, Datum arg)
  * first execution of a statement unknown to this backend looks at shared
  * memory, to find or create its entry; if this backend has just created
  * it, that execution is merged right away.
+ *
+ * *check_text_out says whether the caller should see to the entry's text.
+ * Once per batch of pending counts is enough: an entry left without text
+ * because the executed text contains literals (see hooks.c) would otherwise
+ * have that text scanned again on every execution.
  */
 PgsqSharedEntry *
 pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			const BufferUsage *bufusage, const WalUsage *walusage,
 			const JitInstrumentation *jitusage,
-			int parallel_to_launch, int parallel_launched, bool *parked_out)
+			int parallel_to_launch, int parallel_launched, bool *parked_out,
+			bool *check_text_out)
 {
 	bool		stale;
 	PgStat_EntryRef *entry_ref;
@@ -297,6 +303,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 					  jitusage, parallel_to_launch, parallel_launched);
 		(void) pgsq_merge_into_entry(entry_ref, key, &counters, false);
 		*parked_out = false;
+		*check_text_out = true;
 		entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 		pgsq_entry_used(entry);
 		return entry;
@@ -304,6 +311,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 
 	entry_ref = pgsq_entry_ref(key, true, &stale);
 	*parked_out = stale;
+	*check_text_out = true;
 	if (entry_ref == NULL)
 	{
 		static bool exit_callback_registered = false;
@@ -328,6 +336,8 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	}
 	add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
 				  jitusage, parallel_to_launch, parallel_launched);
+	*check_text_out = !pending->text_checked;
+	pending->text_checked = true;
 	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	pgsq_entry_used(entry);
 	return entry;

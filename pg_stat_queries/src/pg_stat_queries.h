@@ -104,6 +104,7 @@ typedef struct PgsqPending
 	PgsqCounters counters;
 	PgsqKey		key;
 	bool		listed;			/* key is in the local list of pending keys */
+	bool		text_checked;	/* the entry's text was looked after already */
 } PgsqPending;
 
 /* The part of a shared entry that is written to the statistics file */
@@ -207,7 +208,7 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 						const WalUsage *walusage,
 						const JitInstrumentation *jitusage,
 						int parallel_to_launch, int parallel_launched,
-						bool *parked);
+						bool *parked, bool *check_text);
 extern bool pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait);
 extern bool pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 								  const PgsqCounters *counters, bool nowait);
