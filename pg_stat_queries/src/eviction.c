@@ -331,19 +331,23 @@ sweep_slice(void)
 	PgsqSharedEntry *entry;
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((entry = pgsq_scan_next(&hstat, &hent)) != NULL)
+	while ((hent = dshash_seq_next(&hstat)) != NULL)
 	{
+		if (hent->key.kind != PGSQ_STATS_KIND || hent->dropped)
+			continue;
 		live++;
 
 		/*
 		 * The scan goes partition by partition, and earlier slices of this
 		 * pass have visited the partitions before the one the last stopped
-		 * in: skip those without touching the entries.  (One created there
-		 * since then waits for the next pass, like any entry the hand has
-		 * passed.)
+		 * in: skip those without touching the entries, whose memory is
+		 * likely out of this CPU's cache.  (One created there since then
+		 * waits for the next pass, like any entry the hand has passed.)
 		 */
-		if (hstat.curpartition < resume ||
-			pg_atomic_read_u32(&entry->swept_pass) == pass)
+		if (hstat.curpartition < resume)
+			continue;
+		entry = pgsq_shared_entry_of(hent);
+		if (pg_atomic_read_u32(&entry->swept_pass) == pass)
 			continue;
 		if (processed == slice ||
 			(!counting && count - nvictims <= low_water))

@@ -193,8 +193,7 @@ extern uint64 pgsq_objid(const PgsqKey *key);
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 									   bool *stale);
 extern PgStat_EntryRef *pgsq_fresh_entry_ref(const PgsqKey *key);
-extern PgsqSharedEntry *pgsq_scan_next(dshash_seq_status *hstat,
-									   PgStatShared_HashEntry **hent_out);
+extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);
 extern int	pgsq_collect_entries(PgsqEntryData **entries);
 extern int64 pgsq_count_entries(void);

@@ -507,7 +507,7 @@ pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 }
 
 /* Our entries' shared part, or NULL for other kinds and dropped entries */
-static PgsqSharedEntry *
+PgsqSharedEntry *
 pgsq_shared_entry_of(PgStatShared_HashEntry *hent)
 {
 	if (hent->key.kind != PGSQ_STATS_KIND || hent->dropped)
@@ -515,12 +515,9 @@ pgsq_shared_entry_of(PgStatShared_HashEntry *hent)
 	return (PgsqSharedEntry *) dsa_get_address(pgStatLocal.dsa, hent->body);
 }
 
-/*
- * The next of our entries in a scan of the statistics system's hash (begun
- * with dshash_seq_init), or NULL at the end; its hash entry too if asked.
- */
-PgsqSharedEntry *
-pgsq_scan_next(dshash_seq_status *hstat, PgStatShared_HashEntry **hent_out)
+/* The next of our entries in a scan begun with dshash_seq_init, or NULL */
+static PgsqSharedEntry *
+scan_next_entry(dshash_seq_status *hstat)
 {
 	PgStatShared_HashEntry *hent;
 
@@ -528,11 +525,8 @@ pgsq_scan_next(dshash_seq_status *hstat, PgStatShared_HashEntry **hent_out)
 	{
 		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 
-		if (entry == NULL)
-			continue;
-		if (hent_out != NULL)
-			*hent_out = hent;
-		return entry;
+		if (entry != NULL)
+			return entry;
 	}
 	return NULL;
 }
@@ -552,7 +546,7 @@ pgsq_collect_entries(PgsqEntryData **entries)
 	PgsqEntryData *result = palloc(size * sizeof(PgsqEntryData));
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((entry = pgsq_scan_next(&hstat, NULL)) != NULL)
+	while ((entry = scan_next_entry(&hstat)) != NULL)
 	{
 		if (n == size)
 		{
@@ -579,7 +573,7 @@ pgsq_count_entries(void)
 	int64		n = 0;
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while (pgsq_scan_next(&hstat, NULL) != NULL)
+	while (scan_next_entry(&hstat) != NULL)
 		n++;
 	dshash_seq_term(&hstat);
 	return n;
@@ -647,7 +641,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 		PgsqSharedEntry *entry;
 
 		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-		while ((entry = pgsq_scan_next(&hstat, NULL)) != NULL)
+		while ((entry = scan_next_entry(&hstat)) != NULL)
 		{
 			LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
 			if (entry->data.stats_since != 0 &&
