@@ -116,6 +116,11 @@ pg_stat_queries.save = off" ;;
 		pgss) bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null ;;
 		pgsq) bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_queries" >/dev/null ;;
 	esac
+	# every page the measured connections may read is in shared buffers, so
+	# they do not differ by the pages (and checksums) they happen to read
+	bench_psql "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
+	bench_psql "SELECT pg_prewarm('pgbench_accounts'), pg_prewarm('pgbench_accounts_pkey'), pg_prewarm('pgbench_branches'), pg_prewarm('pgbench_tellers')" >/dev/null ||
+		bench_die "$c: pg_prewarm failed"
 	as_bench_user "pgbench -n -S -M prepared -c 1 -t $WARMUP bench" >/dev/null 2>&1 ||
 		bench_die "$c: warm-up pgbench failed"
 	sleep 2

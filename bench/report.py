@@ -226,7 +226,7 @@ def main():
         first = next(iter(rows.values()))
         cg_lines.append(f"One backend under `valgrind --tool=callgrind` serving `pgbench -n -S -M prepared -c 1 -t N`, "
                         f"N = {first['t_lo']} and {first['t_hi']}; instructions of that backend process (connection start "
-                        f"to exit). Per statement = (Ir(N={first['t_hi']}) - Ir(N={first['t_lo']})) / "
+                        f"to exit), with the pgbench tables prewarmed into shared buffers. Per statement = (Ir(N={first['t_hi']}) - Ir(N={first['t_lo']})) / "
                         f"{int(first['t_hi']) - int(first['t_lo'])}, so connection set-up is left out; "
                         "\"added\" is that minus the same for `none`. The last column is the simple "
                         f"(total - total of none) / {first['t_hi']} at N = {first['t_hi']}.")
