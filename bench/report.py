@@ -163,7 +163,9 @@ def main():
         lines.append("")
         if w == "mixed" and mixed:
             lines.append(f"Hot-entry retention after each mixed run ({mixed_hot} hot statements; "
-                         "calls kept = sum of `calls` of the hot entries / hot statements pgbench executed):")
+                         "calls kept = sum of `calls` of the hot entries / hot statements pgbench executed; "
+                         "pgbench's per-script count is updated by its threads without a lock, so with more "
+                         "than one thread it can run a little low and calls kept a little above 100%):")
             lines.append("")
             lines.append("| repeat | config | hot entries present | calls of hot entries | hot executed | calls kept "
                          "| hot entries re-created | executions refused | entries | evicted |")
