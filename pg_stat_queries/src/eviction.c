@@ -333,7 +333,7 @@ sweep_slice(void)
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while ((hent = dshash_seq_next(&hstat)) != NULL)
 	{
-		if (hent->key.kind != PGSQ_STATS_KIND || hent->dropped)
+		if (!pgsq_is_live_entry(hent))
 			continue;
 		live++;
 

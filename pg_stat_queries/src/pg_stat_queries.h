@@ -193,6 +193,7 @@ extern uint64 pgsq_objid(const PgsqKey *key);
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 									   bool *stale);
 extern PgStat_EntryRef *pgsq_fresh_entry_ref(const PgsqKey *key);
+extern bool pgsq_is_live_entry(const PgStatShared_HashEntry *hent);
 extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);
 extern int	pgsq_collect_entries(PgsqEntryData **entries);

@@ -506,11 +506,18 @@ pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 	d->last_executed = Max(d->last_executed, src->last_executed);
 }
 
+/* Is this hash entry one of ours, and not dropped? */
+bool
+pgsq_is_live_entry(const PgStatShared_HashEntry *hent)
+{
+	return hent->key.kind == PGSQ_STATS_KIND && !hent->dropped;
+}
+
 /* Our entries' shared part, or NULL for other kinds and dropped entries */
 PgsqSharedEntry *
 pgsq_shared_entry_of(PgStatShared_HashEntry *hent)
 {
-	if (hent->key.kind != PGSQ_STATS_KIND || hent->dropped)
+	if (!pgsq_is_live_entry(hent))
 		return NULL;
 	return (PgsqSharedEntry *) dsa_get_address(pgStatLocal.dsa, hent->body);
 }
