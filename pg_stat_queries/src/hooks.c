@@ -25,17 +25,6 @@
 /* Depth of planner/executor/utility calls we are inside of */
 static int	nesting_level = 0;
 
-/* Time and resource usage of one planning or utility command */
-typedef struct Measurement
-{
-	instr_time	start;
-	BufferUsage buf_start;
-	WalUsage	wal_start;
-	double		ms;
-	BufferUsage bufusage;
-	WalUsage	walusage;
-} Measurement;
-
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 static planner_hook_type prev_planner = NULL;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
@@ -143,30 +132,6 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 	}
 }
 
-/* Start measuring */
-static void
-measure_begin(Measurement *m)
-{
-	m->buf_start = pgBufferUsage;
-	m->wal_start = pgWalUsage;
-	INSTR_TIME_SET_CURRENT(m->start);
-}
-
-/* Stop measuring: elapsed time and the buffer and WAL usage since begin */
-static void
-measure_end(Measurement *m)
-{
-	instr_time	duration;
-
-	INSTR_TIME_SET_CURRENT(duration);
-	INSTR_TIME_SUBTRACT(duration, m->start);
-	m->ms = INSTR_TIME_GET_MILLISEC(duration);
-	memset(&m->bufusage, 0, sizeof(m->bufusage));
-	BufferUsageAccumDiff(&m->bufusage, &pgBufferUsage, &m->buf_start);
-	memset(&m->walusage, 0, sizeof(m->walusage));
-	WalUsageAccumDiff(&m->walusage, &pgWalUsage, &m->wal_start);
-}
-
 /* Record a finished statement, and its text if the entry lacks one */
 static void
 record_statement(int64 queryid, const char *source, int location, int len,
@@ -201,10 +166,11 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 	PlannedStmt *result;
 	bool		measure = tracking(nesting_level) && pgsq_track_planning &&
 		query_string != NULL && parse->queryId != INT64CONST(0);
-	Measurement m;
+	PgsqWindow	window;
+	PgsqUsage	usage;
 
 	if (measure)
-		measure_begin(&m);
+		pgsq_window_begin(&window);
 
 	/* functions run by the planner are nested statements */
 	nesting_level++;
@@ -223,15 +189,17 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	if (measure)
 	{
-		measure_end(&m);
+		memset(&usage, 0, sizeof(usage));
+		pgsq_window_end(&window, &usage);
 		record_statement(parse->queryId, query_string, parse->stmt_location,
-						 parse->stmt_len, PGSQ_PLAN, m.ms, 0,
-						 &m.bufusage, &m.walusage, NULL, 0, 0);
+						 parse->stmt_len, PGSQ_PLAN,
+						 INSTR_TIME_GET_MILLISEC(usage.time), 0,
+						 &usage.bufusage, &usage.walusage, NULL, 0, 0);
 	}
 	return result;
 }
 
-/* ExecutorStart hook: ask for instrumentation of tracked statements */
+/* ExecutorStart hook: take a measuring slot for tracked statements */
 static void
 pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
@@ -241,20 +209,19 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 		standard_ExecutorStart(queryDesc, eflags);
 
 	if (tracking(nesting_level) &&
-		queryDesc->plannedstmt->queryId != INT64CONST(0) &&
-		queryDesc->totaltime == NULL)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(queryDesc->estate->es_query_cxt);
-
-		queryDesc->totaltime = InstrAlloc(1, INSTRUMENT_ALL, false);
-		MemoryContextSwitchTo(oldcxt);
-	}
+		queryDesc->plannedstmt->queryId != INT64CONST(0))
+		pgsq_query_started(queryDesc);
 }
 
-/* ExecutorRun hook: statements run from here on are nested */
+/* ExecutorRun hook: measure the call; statements run from here are nested */
 static void
 pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 {
+	int			slot = pgsq_query_slot(queryDesc);
+	PgsqWindow	window;
+
+	if (slot >= 0)
+		pgsq_window_begin(&window);
 	nesting_level++;
 	PG_TRY();
 	{
@@ -268,12 +235,20 @@ pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 		nesting_level--;
 	}
 	PG_END_TRY();
+	if (slot >= 0)
+		pgsq_query_add(slot, queryDesc, &window);
 }
 
 /* ExecutorFinish hook: AFTER triggers and the like are nested too */
 static void
 pgsq_ExecutorFinish(QueryDesc *queryDesc)
 {
+	int			slot = pgsq_finish_measured(queryDesc) ?
+		pgsq_query_slot(queryDesc) : -1;
+	PgsqWindow	window;
+
+	if (slot >= 0)
+		pgsq_window_begin(&window);
 	nesting_level++;
 	PG_TRY();
 	{
@@ -287,6 +262,8 @@ pgsq_ExecutorFinish(QueryDesc *queryDesc)
 		nesting_level--;
 	}
 	PG_END_TRY();
+	if (slot >= 0)
+		pgsq_query_add(slot, queryDesc, &window);
 }
 
 /* ExecutorEnd hook: record the execution */
@@ -294,20 +271,18 @@ static void
 pgsq_ExecutorEnd(QueryDesc *queryDesc)
 {
 	int64		queryid = queryDesc->plannedstmt->queryId;
+	const PgsqUsage *usage = pgsq_query_ended(queryDesc);
 
-	if (queryid != INT64CONST(0) && queryDesc->totaltime &&
-		tracking(nesting_level))
+	if (usage != NULL && queryid != INT64CONST(0) && tracking(nesting_level))
 	{
 		EState	   *estate = queryDesc->estate;
 
-		InstrEndLoop(queryDesc->totaltime);
 		record_statement(queryid, queryDesc->sourceText,
 						 queryDesc->plannedstmt->stmt_location,
 						 queryDesc->plannedstmt->stmt_len, PGSQ_EXEC,
-						 queryDesc->totaltime->total * 1000.0,
+						 INSTR_TIME_GET_MILLISEC(usage->time),
 						 estate->es_total_processed,
-						 &queryDesc->totaltime->bufusage,
-						 &queryDesc->totaltime->walusage,
+						 &usage->bufusage, &usage->walusage,
 						 estate->es_jit ? &estate->es_jit->instr : NULL,
 						 estate->es_parallel_workers_to_launch,
 						 estate->es_parallel_workers_launched);
@@ -362,7 +337,8 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	bool		enabled = pgsq_track_utility && tracking(nesting_level);
 	bool		prepared = IsA(parsetree, ExecuteStmt) ||
 		IsA(parsetree, PrepareStmt);
-	Measurement m;
+	PgsqWindow	window;
+	PgsqUsage	usage;
 	uint64		rows;
 
 	/*
@@ -379,11 +355,12 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		return;
 	}
 
-	measure_begin(&m);
+	pgsq_window_begin(&window);
 	call_process_utility(true, pstmt, queryString, readOnlyTree, context,
 						 params, queryEnv, dest, qc);
 	/* pstmt may be gone now (ROLLBACK frees it): use our copies only */
-	measure_end(&m);
+	memset(&usage, 0, sizeof(usage));
+	pgsq_window_end(&window, &usage);
 
 	/* commands that report a row count in their completion tag */
 	rows = (qc && (qc->commandTag == CMDTAG_COPY ||
@@ -394,7 +371,8 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	if (queryid != INT64CONST(0))
 		record_statement(queryid, queryString, location, len, PGSQ_EXEC,
-						 m.ms, rows, &m.bufusage, &m.walusage, NULL, 0, 0);
+						 INSTR_TIME_GET_MILLISEC(usage.time), rows,
+						 &usage.bufusage, &usage.walusage, NULL, 0, 0);
 }
 
 /* Install our hooks, keeping the previous ones to call */
@@ -415,4 +393,5 @@ pgsq_install_hooks(void)
 	ExecutorEnd_hook = pgsq_ExecutorEnd;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = pgsq_ProcessUtility;
+	pgsq_measure_init();
 }

@@ -133,6 +133,18 @@ add_timing(PgsqCounters *c, int phase, double ms)
 	c->sum_var_time[phase] += (ms - old_mean) * (ms - c->mean_time[phase]);
 }
 
+/* Add the I/O times of one execution to local counters */
+static void
+add_io_times(PgsqCounters *c, const BufferUsage *bufusage)
+{
+	c->shared_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_read_time);
+	c->shared_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_write_time);
+	c->local_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_read_time);
+	c->local_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_write_time);
+	c->temp_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_read_time);
+	c->temp_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_write_time);
+}
+
 /* Add one planning or execution of a statement to local counters */
 static void
 add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
@@ -159,12 +171,14 @@ add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 		c->local_blks_written += bufusage->local_blks_written;
 		c->temp_blks_read += bufusage->temp_blks_read;
 		c->temp_blks_written += bufusage->temp_blks_written;
-		c->shared_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_read_time);
-		c->shared_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_write_time);
-		c->local_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_read_time);
-		c->local_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_write_time);
-		c->temp_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_read_time);
-		c->temp_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_write_time);
+		/* I/O times are zero unless track_io_timing is on and I/O was done */
+		if (unlikely(!INSTR_TIME_IS_ZERO(bufusage->shared_blk_read_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->shared_blk_write_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->local_blk_read_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->local_blk_write_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_read_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_write_time)))
+			add_io_times(c, bufusage);
 	}
 	if (walusage)
 	{

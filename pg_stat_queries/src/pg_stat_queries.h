@@ -20,6 +20,7 @@
 #include "compat.h"
 
 #include "datatype/timestamp.h"
+#include "executor/execdesc.h"
 #include "executor/instrument.h"
 #include "jit/jit.h"
 #include "nodes/queryjumble.h"
@@ -157,6 +158,22 @@ typedef struct PgsqSharedState
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */
 } PgsqSharedState;
 
+/* Time, buffer and WAL usage summed over measured windows (measure.c) */
+typedef struct PgsqUsage
+{
+	instr_time	time;
+	BufferUsage bufusage;
+	WalUsage	walusage;
+} PgsqUsage;
+
+/* One window being measured */
+typedef struct PgsqWindow
+{
+	instr_time	start;
+	BufferUsage buf_start;
+	WalUsage	wal_start;
+} PgsqWindow;
+
 /* Which entries a reset applies to; zero fields match everything */
 typedef struct PgsqResetFilter
 {
@@ -242,6 +259,17 @@ extern void pgsq_qtext_init_backend(void);
 extern char *pgsq_normalize(JumbleState *jstate, const char *query,
 							int query_loc, int query_len, int *out_len);
 extern bool pgsq_text_has_literals(const char *query, int query_len);
+
+/* measure.c */
+extern void pgsq_window_begin(PgsqWindow *window);
+extern void pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage);
+extern void pgsq_query_started(const QueryDesc *query);
+extern int	pgsq_query_slot(const QueryDesc *query);
+extern void pgsq_query_add(int slot, const QueryDesc *query,
+						   const PgsqWindow *window);
+extern const PgsqUsage *pgsq_query_ended(const QueryDesc *query);
+extern bool pgsq_finish_measured(const QueryDesc *query);
+extern void pgsq_measure_init(void);
 
 /* hooks.c */
 extern void pgsq_install_hooks(void);
