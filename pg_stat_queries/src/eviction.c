@@ -203,6 +203,7 @@ is_orphan(PgStatShared_HashEntry *hent)
 static void
 free_orphans(Victim *orphans, int count)
 {
+	pgsq_forget_pending_ref(NULL);
 	for (int i = 0; i < count; i++)
 	{
 		bool		created;
@@ -364,6 +365,8 @@ sweep_slice(void)
 	dshash_seq_term(&hstat);
 
 	/* evict with no lock held but each drop's own partition lock */
+	if (nvictims > 0)
+		pgsq_forget_pending_ref(NULL);
 	for (int i = 0; i < nvictims; i++)
 	{
 		if (!pgstat_drop_entry_ext(PGSQ_STATS_KIND, victims[i].dboid,

@@ -408,6 +408,9 @@ pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait)
 {
 	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
 
+	/* the statistics system frees pending data once this returns true */
+	pgsq_forget_pending_ref(entry_ref);
+
 	/* entry dropped by a reset or eviction: these counts went with it */
 	if (entry_ref->shared_entry->dropped)
 		return true;

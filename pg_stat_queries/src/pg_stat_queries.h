@@ -210,6 +210,7 @@ extern uint64 pgsq_objid(const PgsqKey *key);
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 									   bool *stale);
 extern PgStat_EntryRef *pgsq_fresh_entry_ref(const PgsqKey *key);
+extern void pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref);
 extern bool pgsq_is_live_entry(const PgStatShared_HashEntry *hent);
 extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);

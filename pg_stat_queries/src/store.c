@@ -240,6 +240,8 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 		/* this releases our reference too, and its pending data */
 		PgStat_HashKey hkey = entry_ref->shared_entry->key;
 
+		pgsq_forget_pending_ref(NULL);
+
 		(void) pgstat_drop_entry_ext(PGSQ_STATS_KIND, hkey.dboid, hkey.objid,
 									 true);
 		return false;
@@ -338,6 +340,50 @@ entry_exists(Oid dbid, uint64 objid)
 }
 
 /*
+ * The reference with pending data this backend used last, so that a
+ * statement run again and again skips even the local hash lookup.  Pending
+ * data keeps a reference from being collected, and the statistics system
+ * frees it only after our flush callback ran for it or when this backend
+ * drops entries; each of those forgets the reference kept here.
+ */
+static struct
+{
+	bool		valid;
+	PgsqKey		key;
+	PgStat_EntryRef *entry_ref;
+}			last_pending;
+
+/* Forget the last reference with pending data, if it is this one (or NULL) */
+void
+pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref)
+{
+	if (entry_ref == NULL || entry_ref == last_pending.entry_ref)
+		last_pending.valid = false;
+}
+
+/* Is this the statement whose reference with pending data was used last? */
+static inline bool
+is_last_pending(const PgsqKey *key)
+{
+	return last_pending.valid &&
+		last_pending.key.queryid == key->queryid &&
+		last_pending.key.userid == key->userid &&
+		last_pending.key.dbid == key->dbid &&
+		last_pending.key.toplevel == key->toplevel;
+}
+
+/* Remember a reference with pending data as the last one used */
+static inline PgStat_EntryRef *
+remember_pending_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
+{
+	Assert(entry_ref->pending != NULL);
+	last_pending.valid = true;
+	last_pending.key = *key;
+	last_pending.entry_ref = entry_ref;
+	return entry_ref;
+}
+
+/*
  * This backend's reference to a statement's entry, created if needed, with
  * pending data allocated if asked.  A cached reference may point to an entry
  * that a reset or eviction dropped; the statistics system keeps such a
@@ -354,10 +400,16 @@ entry_exists(Oid dbid, uint64 objid)
 PgStat_EntryRef *
 pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 {
-	uint64		objid = pgsq_objid(key);
+	uint64		objid;
 
 	if (stale != NULL)
 		*stale = false;
+
+	/* the statement run last by this backend, most likely run again */
+	if (is_last_pending(key) &&
+		likely(!last_pending.entry_ref->shared_entry->dropped))
+		return last_pending.entry_ref;
+	objid = pgsq_objid(key);
 
 	/*
 	 * A statement this backend has pending data for has a live entry unless
@@ -370,7 +422,7 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND, key->dbid,
 											   objid);
 		if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
-			return entry_ref;
+			return remember_pending_ref(key, entry_ref);
 	}
 
 	/* at the bound, only statements that have an entry are counted */
@@ -405,10 +457,14 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 			fresh_entry.objid = objid;
 		}
 		if (likely(!entry_ref->shared_entry->dropped))
-			return entry_ref;
+			return with_pending ? remember_pending_ref(key, entry_ref) :
+				entry_ref;
 
 		if (entry_ref->pending != NULL)
+		{
+			pgsq_forget_pending_ref(entry_ref);
 			pgstat_delete_pending_entry(entry_ref);
+		}
 		if (stale == NULL)
 			pgstat_request_entry_refs_gc();
 		else if (!request_gc_if_due())
@@ -676,6 +732,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 		pg_atomic_add_fetch_u64(&pgsq_state->reset_count, 1);
 		if (full)
 			pgsq_sweep_after_full_reset();
+		pgsq_forget_pending_ref(NULL);
 		pgstat_drop_matching_entries(drop_matching, PointerGetDatum(&state));
 		pgstat_request_entry_refs_gc();
 		pgsq_entries_removed(state.count);
