@@ -43,6 +43,7 @@ KEEP_CLUSTER=${KEEP_CLUSTER:-0}
 SHARED_BUFFERS=128MB
 MAX_CONNECTIONS=20
 
+bench_install_tools
 command -v valgrind >/dev/null || bench_die "valgrind is not installed"
 
 BENCH_DIR=""
@@ -161,5 +162,5 @@ awk -F'\t' 'NR > 1 { per[$1] = ($5 - $3) / ($4 - $2); tot[$1] = $5; n = $4; orde
 			printf "%-6s %16d %14.0f %+14.0f %+18.0f\n", c, tot[c], per[c], per[c] - per["none"], (tot[c] - tot["none"]) / n }
 	}' "$OUT_DIR/callgrind.tsv"
 if [ -f "$OUT_DIR/runs.tsv" ] && [ -f "$OUT_DIR/env.txt" ]; then
-	python3 "$BENCH_ROOT/report.py" "$OUT_DIR"
+	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/report.py" "$OUT_DIR"
 fi

@@ -353,8 +353,8 @@ verdicts="$BENCH_DIR/verdicts.txt"
 	echo "Raw samples: index_stats.csv."
 } >"$RESULTS/index_stats.md"
 
-if python3 -c "import matplotlib" 2>/dev/null; then
-	python3 - "$summary" "$RESULTS/index_stats.png" <<'EOF'
+if "${BENCH_PYTHON:-python3}" -c "import matplotlib" 2>/dev/null; then
+	"${BENCH_PYTHON:-python3}" - "$summary" "$RESULTS/index_stats.png" <<'EOF'
 import csv
 import sys
 

@@ -22,6 +22,45 @@ bench_psql() {
 	as_bench_user "psql -X -q -At -v ON_ERROR_STOP=1 -c $(q "$1")"
 }
 
+# The Python that draws the charts: the first python3 that can import
+# matplotlib (the one in PATH, else Debian's), or the one in PATH.
+bench_find_python() {
+	local py
+	for py in python3 /usr/bin/python3; do
+		if command -v "$py" >/dev/null && "$py" -c "import matplotlib" 2>/dev/null; then
+			echo "$py"
+			return 0
+		fi
+	done
+	echo python3
+}
+
+# Install the Debian packages a full benchmark needs when they are missing:
+# valgrind for bench/callgrind.sh, matplotlib for the charts.  Without root
+# (or without the package) we say so and go on: the chart is then skipped.
+# Sets and exports BENCH_PYTHON (see bench_find_python).
+bench_install_tools() {
+	local want="" pkg
+	command -v valgrind >/dev/null || want="$want valgrind"
+	BENCH_PYTHON=$(bench_find_python)
+	"$BENCH_PYTHON" -c "import matplotlib" 2>/dev/null || want="$want python3-matplotlib"
+	if [ -n "$want" ] && [ "$(id -u)" -ne 0 ]; then
+		bench_say "missing:$want (run as root to have them installed)"
+	elif [ -n "$want" ]; then
+		bench_say "installing:$want"
+		for pkg in $want; do
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$pkg" \
+				>/dev/null 2>&1 ||
+				{ apt-get update -q >/dev/null 2>&1 &&
+				  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$pkg" \
+					>/dev/null 2>&1; } ||
+				bench_say "could not install $pkg"
+		done
+		BENCH_PYTHON=$(bench_find_python)
+	fi
+	export BENCH_PYTHON
+}
+
 # Which build: release|assert.  Sets PGBIN and PG_CONFIG.
 bench_pick_build() {
 	local flavor=$1
