@@ -203,7 +203,6 @@ is_orphan(PgStatShared_HashEntry *hent)
 static void
 free_orphans(Victim *orphans, int count)
 {
-	pgsq_forget_pending_ref(NULL);
 	for (int i = 0; i < count; i++)
 	{
 		bool		created;
@@ -211,8 +210,7 @@ free_orphans(Victim *orphans, int count)
 		(void) pgstat_get_entry_ref(PGSQ_STATS_KIND, orphans[i].dboid,
 									orphans[i].objid, true, &created);
 		if (created)
-			(void) pgstat_drop_entry_ext(PGSQ_STATS_KIND, orphans[i].dboid,
-										 orphans[i].objid, true);
+			(void) pgsq_drop_entry(orphans[i].dboid, orphans[i].objid);
 	}
 }
 
@@ -365,12 +363,9 @@ sweep_slice(void)
 	dshash_seq_term(&hstat);
 
 	/* evict with no lock held but each drop's own partition lock */
-	if (nvictims > 0)
-		pgsq_forget_pending_ref(NULL);
 	for (int i = 0; i < nvictims; i++)
 	{
-		if (!pgstat_drop_entry_ext(PGSQ_STATS_KIND, victims[i].dboid,
-								   victims[i].objid, true))
+		if (!pgsq_drop_entry(victims[i].dboid, victims[i].objid))
 			need_gc = true;
 		pgsq_qtext_remove(&victims[i].key);
 	}

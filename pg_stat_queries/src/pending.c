@@ -382,10 +382,7 @@ pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 	}
 
 	/* a 64-bit objid collision between two statements: keep the first */
-	if (data->key.queryid == key->queryid &&
-		data->key.userid == key->userid &&
-		data->key.dbid == key->dbid &&
-		data->key.toplevel == key->toplevel)
+	if (pgsq_key_equals(&data->key, key))
 	{
 		calls_before = data->counters.calls[PGSQ_EXEC];
 		pgsq_merge_counters(data, counters);

@@ -54,6 +54,14 @@ typedef struct PgsqKey
 	bool		toplevel;
 } PgsqKey;
 
+/* Are these the same statement? (objids can collide, keys cannot) */
+static inline bool
+pgsq_key_equals(const PgsqKey *a, const PgsqKey *b)
+{
+	return a->queryid == b->queryid && a->userid == b->userid &&
+		a->dbid == b->dbid && a->toplevel == b->toplevel;
+}
+
 /* Counters of one statement: the same set in pending and shared data */
 typedef struct PgsqCounters
 {
@@ -211,6 +219,7 @@ extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 									   bool *stale);
 extern PgStat_EntryRef *pgsq_fresh_entry_ref(const PgsqKey *key);
 extern void pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref);
+extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
 extern bool pgsq_is_live_entry(const PgStatShared_HashEntry *hent);
 extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
 extern void pgsq_merge_counters(PgsqEntryData *dst, const PgsqCounters *src);

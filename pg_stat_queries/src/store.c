@@ -240,10 +240,7 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 		/* this releases our reference too, and its pending data */
 		PgStat_HashKey hkey = entry_ref->shared_entry->key;
 
-		pgsq_forget_pending_ref(NULL);
-
-		(void) pgstat_drop_entry_ext(PGSQ_STATS_KIND, hkey.dboid, hkey.objid,
-									 true);
+		(void) pgsq_drop_entry(hkey.dboid, hkey.objid);
 		return false;
 	}
 
@@ -361,15 +358,23 @@ pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref)
 		last_pending.valid = false;
 }
 
+/*
+ * Drop an entry from this backend.  The drop releases our reference and
+ * frees its pending data, so the remembered reference is forgotten first.
+ * Returns false if other backends still hold references to the entry.
+ */
+bool
+pgsq_drop_entry(Oid dboid, uint64 objid)
+{
+	pgsq_forget_pending_ref(NULL);
+	return pgstat_drop_entry_ext(PGSQ_STATS_KIND, dboid, objid, true);
+}
+
 /* Is this the statement whose reference with pending data was used last? */
 static inline bool
 is_last_pending(const PgsqKey *key)
 {
-	return last_pending.valid &&
-		last_pending.key.queryid == key->queryid &&
-		last_pending.key.userid == key->userid &&
-		last_pending.key.dbid == key->dbid &&
-		last_pending.key.toplevel == key->toplevel;
+	return last_pending.valid && pgsq_key_equals(&last_pending.key, key);
 }
 
 /* Remember a reference with pending data as the last one used */
