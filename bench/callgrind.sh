@@ -23,8 +23,16 @@
 # under valgrind a second holds far fewer statements, so its merge cost per
 # statement is somewhat overstated here, not understated.
 #
+# CG_WORKLOAD=unique measures new statements instead: the random 3-way
+# joins of bench/workloads/unique.sql over CG_UNIQUE_TABLES one-row tables
+# (-M simple, fixed random seed), with max = CG_MAX (100) for both
+# extensions, so that after the warm-up nearly every statement creates an
+# entry and evicts one.  Its output goes to callgrind_unique.tsv and does
+# not touch results.md.
+#
 # Environment: PGSQ_BENCH_FLAVOR (release), CONFIGS ("none pgss pgsq"),
-# CG_T_LO (1000), CG_T_HI (3000), CG_WARMUP (500), OUT_DIR (bench/results),
+# CG_WORKLOAD (hot), CG_T_LO (1000), CG_T_HI (3000), CG_WARMUP (500),
+# CG_UNIQUE_TABLES (200), CG_MAX (100), OUT_DIR (bench/results),
 # PGSQ_BENCH_DIR (/tmp), BENCH_PORT (55532), KEEP_CLUSTER (0), INSTALL_EXT (1).
 
 set -uo pipefail
@@ -40,6 +48,14 @@ T_HI=${CG_T_HI:-3000}
 WARMUP=${CG_WARMUP:-500}
 OUT_DIR=${OUT_DIR:-$BENCH_ROOT/results}
 KEEP_CLUSTER=${KEEP_CLUSTER:-0}
+WORKLOAD=${CG_WORKLOAD:-hot}
+UNIQUE_TABLES=${CG_UNIQUE_TABLES:-200}
+CG_MAX=${CG_MAX:-100}
+case "$WORKLOAD" in
+	hot) TSV=callgrind.tsv ;;
+	unique) TSV=callgrind_unique.tsv ;;
+	*) bench_die "unknown CG_WORKLOAD $WORKLOAD (hot or unique)" ;;
+esac
 SHARED_BUFFERS=128MB
 MAX_CONNECTIONS=20
 
@@ -82,6 +98,11 @@ echo "shared_preload_libraries = ''" | as_test_user "cat > $(q "$BENCH_DIR/none.
 bench_start "$BENCH_DIR/none.conf" || bench_die "server did not start"
 as_bench_user "createdb bench && pgbench -i -q -s 1 bench" >"$BENCH_DIR/init.log" 2>&1 ||
 	{ cat "$BENCH_DIR/init.log"; bench_die "pgbench -i failed"; }
+if [ "$WORKLOAD" = unique ]; then
+	bench_make_tables u "$UNIQUE_TABLES" || bench_die "creating tables failed"
+	as_test_user "cat > $(q "$BENCH_DIR/unique.sql")" <"$BENCH_ROOT/workloads/unique.sql"
+	as_bench_user "vacuumdb -q -z bench" || bench_die "vacuumdb failed"
+fi
 bench_stop
 
 # Instructions (Ir) in one callgrind output file
@@ -89,14 +110,24 @@ ir_of() {
 	awk '/^(summary|totals):/ { print $2; exit }' "$1"
 }
 
-printf 'config\tt_lo\tir_lo\tt_hi\tir_hi\n' >"$BENCH_DIR/callgrind.tsv"
+# The measured statements: $1 = number of transactions
+workload_pgbench() {
+	case "$WORKLOAD" in
+		hot) echo "pgbench -n -S -M prepared -c 1 -t $1 bench" ;;
+		unique) echo "pgbench -n -M simple -c 1 -t $1 --random-seed=${2:-1} -D ntables=$UNIQUE_TABLES -f $(q "$BENCH_DIR/unique.sql") bench" ;;
+	esac
+}
+
+printf 'config\tt_lo\tir_lo\tt_hi\tir_hi\n' >"$BENCH_DIR/$TSV"
 for c in $CONFIGS; do
 	case "$c" in
 		none) conf="shared_preload_libraries = ''" ;;
 		pgss) conf="shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.save = off" ;;
+pg_stat_statements.save = off
+pg_stat_statements.max = $CG_MAX" ;;
 		pgsq) conf="shared_preload_libraries = 'pg_stat_queries'
-pg_stat_queries.save = off" ;;
+pg_stat_queries.save = off
+pg_stat_queries.max = $CG_MAX" ;;
 		*) bench_die "unknown configuration $c" ;;
 	esac
 	echo "$conf" | as_test_user "cat > $(q "$DATADIR/bench_run.conf")"
@@ -122,13 +153,13 @@ pg_stat_queries.save = off" ;;
 	bench_psql "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
 	bench_psql "SELECT pg_prewarm('pgbench_accounts'), pg_prewarm('pgbench_accounts_pkey'), pg_prewarm('pgbench_branches'), pg_prewarm('pgbench_tellers')" >/dev/null ||
 		bench_die "$c: pg_prewarm failed"
-	as_bench_user "pgbench -n -S -M prepared -c 1 -t $WARMUP bench" >/dev/null 2>&1 ||
+	as_bench_user "$(workload_pgbench "$WARMUP" 2)" >/dev/null 2>&1 ||
 		bench_die "$c: warm-up pgbench failed"
 	sleep 2
 	declare -A ir=()
 	for t in $T_LO $T_HI; do
 		before=$(ls "$cg")
-		as_bench_user "pgbench -n -S -M prepared -c 1 -t $t bench" >"$BENCH_DIR/pgbench_${c}_$t.log" 2>&1 ||
+		as_bench_user "$(workload_pgbench "$t")" >"$BENCH_DIR/pgbench_${c}_$t.log" 2>&1 ||
 			{ cat "$BENCH_DIR/pgbench_${c}_$t.log"; bench_die "$c: pgbench -t $t failed"; }
 		# wait for the backends to exit and write their files
 		best=""
@@ -147,20 +178,20 @@ pg_stat_queries.save = off" ;;
 		ir[$t]=$best
 		bench_say "$c: N=$t: $best instructions in the benchmark backend"
 	done
-	printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$T_LO" "${ir[$T_LO]}" "$T_HI" "${ir[$T_HI]}" >>"$BENCH_DIR/callgrind.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$T_LO" "${ir[$T_LO]}" "$T_HI" "${ir[$T_HI]}" >>"$BENCH_DIR/$TSV"
 	as_bench_user "pg_ctl -D $(q "$DATADIR") -m fast -w -t 120 -s stop" >/dev/null 2>&1
 	wait "$PM_PID" 2>/dev/null
 	PM_PID=""
 	grep -E 'TRAP|PANIC|terminated by signal' "$BENCH_DIR/server_$c.log" && bench_say "$c: server problems (see above)"
 done
-cp "$BENCH_DIR/callgrind.tsv" "$OUT_DIR/callgrind.tsv"
+cp "$BENCH_DIR/$TSV" "$OUT_DIR/$TSV"
 
 awk -F'\t' 'NR > 1 { per[$1] = ($5 - $3) / ($4 - $2); tot[$1] = $5; n = $4; order[++k] = $1 }
 	END {
 		printf "%-6s %16s %14s %14s %18s\n", "config", "Ir total (hi)", "Ir/statement", "added/stmt", "(total-none)/N"
 		for (i = 1; i <= k; i++) { c = order[i]
 			printf "%-6s %16d %14.0f %+14.0f %+18.0f\n", c, tot[c], per[c], per[c] - per["none"], (tot[c] - tot["none"]) / n }
-	}' "$OUT_DIR/callgrind.tsv"
-if [ -f "$OUT_DIR/runs.tsv" ] && [ -f "$OUT_DIR/env.txt" ]; then
+	}' "$OUT_DIR/$TSV"
+if [ "$WORKLOAD" = hot ] && [ -f "$OUT_DIR/runs.tsv" ] && [ -f "$OUT_DIR/env.txt" ]; then
 	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/report.py" "$OUT_DIR"
 fi

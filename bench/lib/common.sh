@@ -109,6 +109,14 @@ bench_start() {
 		{ tail -n 30 "$BENCH_DIR/server.log" >&2; return 1; }
 }
 
+# One-row tables PREFIX1..PREFIXn (churn128, unique, mixed): $1 = prefix, $2 = n
+bench_make_tables() {
+	bench_psql "DO \$\$ BEGIN FOR i IN 1..$2 LOOP
+		EXECUTE format('CREATE TABLE $1%s (id int NOT NULL)', i);
+		EXECUTE format('INSERT INTO $1%s VALUES (1)', i);
+	END LOOP; END \$\$" >/dev/null
+}
+
 bench_stop() {
 	[ -f "$DATADIR/postmaster.pid" ] || return 0
 	as_bench_user "pg_ctl -D $(q "$DATADIR") -m fast -w -t 30 -s stop" >/dev/null 2>&1 ||

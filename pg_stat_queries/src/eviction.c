@@ -34,6 +34,13 @@
  * partition lock exclusively, so executing queries never wait for the O(n)
  * part.
  *
+ * A scan cannot start in the middle of the shared hash: to resume the pass
+ * it walks again over the partitions earlier slices visited, which under a
+ * stream of new statements cost more than the visits themselves.  So a scan
+ * chooses victims for several slices at once and queues those its own slice
+ * does not need; the next slices evict from the queue without scanning,
+ * each victim looked up again first and spared if it was used since.
+ *
  * The table may outgrow max while slices catch up, but not beyond
  * max + 5%: at that bound a statement without an entry is not tracked (and
  * counted as refused) until sweeping has made room.
@@ -43,6 +50,7 @@
 #include "pg_stat_queries.h"
 
 #include "access/xact.h"
+#include "storage/shmem.h"
 #include "utils/timestamp.h"
 
 /* Usage count cap: an entry unused for this many passes is evicted */
@@ -59,6 +67,9 @@
 
 /* Entries a slice may process (decay or evict), at least */
 #define PGSQ_SLICE_MIN 1024
+
+/* Victims a scan may choose ahead for later slices */
+#define PGSQ_VICTIM_QUEUE_SIZE 4096
 
 /* num_entries before the first pass after startup has counted them */
 #define PGSQ_COUNT_UNKNOWN (PG_INT64_MAX / 4)
@@ -83,13 +94,49 @@ typedef struct Victim
 	Oid			dboid;
 	uint64		objid;
 	PgsqKey		key;
+	TimestampTz stats_since;	/* tells a later entry of the key apart */
 } Victim;
+
+/*
+ * Victims chosen ahead by a scan, oldest first, in shared memory.  Only the
+ * backend that holds pgsq_state->sweeping reads or writes it.
+ */
+typedef struct VictimQueue
+{
+	int			head;			/* index of the oldest victim */
+	int			count;
+	Victim		victims[PGSQ_VICTIM_QUEUE_SIZE];
+} VictimQueue;
+
+static VictimQueue *victim_queue = NULL;
 
 /* The hard bound on the number of entries */
 static inline uint64
 entry_bound(void)
 {
 	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
+}
+
+/* Bytes of shared memory for the victim queue */
+Size
+pgsq_eviction_shmem_size(void)
+{
+	return sizeof(VictimQueue);
+}
+
+/* Create or find the victim queue (caller holds AddinShmemInitLock) */
+void
+pgsq_eviction_shmem_startup(void)
+{
+	bool		found;
+
+	victim_queue = ShmemInitStruct("pg_stat_queries victims",
+								   sizeof(VictimQueue), &found);
+	if (!found)
+	{
+		victim_queue->head = 0;
+		victim_queue->count = 0;
+	}
 }
 
 /* Shared state of the sweep, at shared memory creation */
@@ -271,10 +318,84 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 		victim->dboid = hent->key.dboid;
 		victim->objid = hent->key.objid;
 		victim->key = entry->data.key;
+		victim->stats_since = entry->data.stats_since;
 		evict = true;
 	}
 	LWLockRelease(&entry->header.lock);
 	return evict;
+}
+
+/*
+ * Is a victim an earlier scan chose still the entry it saw, and unused
+ * since?  Looked up in the shared hash like the scan saw it, under its
+ * partition lock (shared); an entry being merged into is in use.
+ */
+static bool
+still_evictable(const Victim *victim)
+{
+	PgStat_HashKey hkey;
+	PgStatShared_HashEntry *hent;
+	bool		evict = false;
+
+	memset(&hkey, 0, sizeof(hkey));
+	hkey.kind = PGSQ_STATS_KIND;
+	hkey.dboid = victim->dboid;
+	hkey.objid = victim->objid;
+	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+	if (hent == NULL)
+		return false;
+	if (pgsq_is_live_entry(hent))
+	{
+		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
+
+		if (pg_atomic_read_u32(&entry->usage) == 0 &&
+			LWLockConditionalAcquire(&entry->header.lock, LW_SHARED))
+		{
+			evict = entry->data.stats_since == victim->stats_since;
+			LWLockRelease(&entry->header.lock);
+		}
+	}
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	return evict;
+}
+
+/*
+ * Evict victims: drop their entries and remove their texts, with no lock
+ * held but each drop's own.  Sets *need_gc if a drop left an entry that
+ * some backend still references.
+ */
+static void
+evict_victims(const Victim *victims, int count, bool *need_gc)
+{
+	for (int i = 0; i < count; i++)
+	{
+		if (!pgsq_drop_entry(victims[i].dboid, victims[i].objid))
+			*need_gc = true;
+		pgsq_qtext_remove(&victims[i].key);
+	}
+}
+
+/*
+ * Evict up to "wanted" victims from the queue, skipping those used since
+ * they were chosen.  Returns how many were evicted.
+ */
+static int
+evict_queued(int wanted, bool *need_gc)
+{
+	int			evicted = 0;
+
+	while (evicted < wanted && victim_queue->count > 0)
+	{
+		Victim		victim = victim_queue->victims[victim_queue->head];
+
+		victim_queue->head = (victim_queue->head + 1) % PGSQ_VICTIM_QUEUE_SIZE;
+		victim_queue->count--;
+		if (!still_evictable(&victim))
+			continue;
+		evict_victims(&victim, 1, need_gc);
+		evicted++;
+	}
+	return evicted;
 }
 
 /*
@@ -302,32 +423,84 @@ request_gc_if_owed(bool pass_finished, TimestampTz now)
 }
 
 /*
- * Run one slice of the current pass: visit entries not yet visited in this
- * pass, up to a bounded number or until enough are chosen to bring the
- * table back to its low-water mark, then evict the chosen ones.  When the
- * scan reaches the end, the pass is complete and the entry count, exact at
- * that moment, replaces the running estimate.
+ * Note that a slice evicted entries; unless the pass is finished (whose
+ * recount includes them) they come off the running count.
+ */
+static void
+count_evicted(int evicted, bool finished, TimestampTz now)
+{
+	if (evicted == 0)
+		return;
+	pg_atomic_add_fetch_u64(&pgsq_state->evicted_entries, evicted);
+	pg_atomic_write_u64(&pgsq_state->last_eviction_time, (uint64) now);
+	if (!finished)
+	{
+		pg_atomic_add_fetch_u64(&pgsq_state->pass_evicted, evicted);
+		pgsq_entries_removed(evicted);
+	}
+}
+
+/*
+ * Run one slice of the current pass: bring the table back to its low-water
+ * mark.  Victims queued by an earlier scan go first; if they are not enough,
+ * visit entries not yet visited in this pass, up to a bounded number or
+ * until enough victims are chosen for this slice and to fill the queue,
+ * evict what this slice needs and queue the rest.  When the scan reaches
+ * the end, the pass is complete and the entry count, exact at that moment,
+ * replaces the running estimate.
  */
 static void
 sweep_slice(void)
 {
 	uint32		pass = pg_atomic_read_u32(&pgsq_state->pass);
 	int			resume = (int) pg_atomic_read_u32(&pgsq_state->resume_partition);
-	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 4);
+	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 2);
 	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
 	uint64		low_water = (uint64) pgsq_max * PGSQ_SWEEP_STOP_PCT / 100;
 	bool		counting = count >= PGSQ_COUNT_UNKNOWN / 2;
+	int64		needed = (counting || count <= low_water) ? 0 :
+		(int64) (count - low_water);
+	int			from_queue = 0;
+	int			wanted;
 	int			processed = 0;
 	int			nvictims = 0;
+	int			evict_now;
 	int64		live = 0;
 	bool		finished = true;
 	bool		need_gc = false;
-	Victim	   *victims = palloc(slice * sizeof(Victim));
-	uint64		created_before = pg_atomic_read_u64(&pgsq_state->created_entries);
+	Victim	   *victims;
+	uint64		created_before;
 	TimestampTz now;
 	dshash_seq_status hstat;
 	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
+
+	if (!counting)
+	{
+		from_queue = evict_queued((int) Min(needed, INT_MAX), &need_gc);
+		if (from_queue >= needed)
+		{
+			now = GetCurrentTimestamp();
+			if (need_gc)
+				pg_atomic_write_u32(&pgsq_state->gc_owed, 1);
+			request_gc_if_owed(false, now);
+			count_evicted(from_queue, false, now);
+			return;
+		}
+	}
+
+	/*
+	 * The queue is empty now (a first pass after startup did not look at
+	 * it, but never fills it either): the scan chooses victims right into
+	 * it, as many as it holds, evicts this slice's share and leaves the
+	 * rest.
+	 */
+	Assert(counting || victim_queue->count == 0);
+	victim_queue->head = 0;
+	victim_queue->count = 0;
+	victims = victim_queue->victims;
+	wanted = Min(slice, PGSQ_VICTIM_QUEUE_SIZE);
+	created_before = pg_atomic_read_u64(&pgsq_state->created_entries);
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while ((hent = dshash_seq_next(&hstat)) != NULL)
@@ -348,8 +521,7 @@ sweep_slice(void)
 		entry = pgsq_shared_entry_of(hent);
 		if (pg_atomic_read_u32(&entry->swept_pass) == pass)
 			continue;
-		if (processed == slice ||
-			(!counting && count - nvictims <= low_water))
+		if (processed == slice || nvictims == wanted)
 		{
 			finished = false;
 			pg_atomic_write_u32(&pgsq_state->resume_partition,
@@ -362,36 +534,34 @@ sweep_slice(void)
 	}
 	dshash_seq_term(&hstat);
 
-	/* evict with no lock held but each drop's own partition lock */
-	for (int i = 0; i < nvictims; i++)
-	{
-		if (!pgsq_drop_entry(victims[i].dboid, victims[i].objid))
-			need_gc = true;
-		pgsq_qtext_remove(&victims[i].key);
-	}
+	/* evict with no lock held but each drop's own; queue the rest */
+	evict_now = counting ? nvictims :
+		(int) Min(nvictims, needed - from_queue);
+	evict_victims(victims, evict_now, &need_gc);
+	victim_queue->head = evict_now;
+	victim_queue->count = nvictims - evict_now;
+
 	now = GetCurrentTimestamp();
 	if (need_gc)
 		pg_atomic_write_u32(&pgsq_state->gc_owed, 1);
 	request_gc_if_owed(finished, now);
+	count_evicted(from_queue, false, now);
+	count_evicted(evict_now, finished, now);
 
-	if (nvictims > 0)
-	{
-		pg_atomic_add_fetch_u64(&pgsq_state->evicted_entries, nvictims);
-		pg_atomic_write_u64(&pgsq_state->last_eviction_time, (uint64) now);
-	}
 	if (finished)
 	{
-		uint64		pass_evicted = pg_atomic_read_u64(&pgsq_state->pass_evicted) + nvictims;
+		uint64		pass_evicted = pg_atomic_read_u64(&pgsq_state->pass_evicted) + evict_now;
 
 		/*
 		 * Entries created during the scan may have landed in partitions it
 		 * had passed: count them all, so the count errs on the high side.
+		 * Queued victims are still live, and counted.
 		 */
 		uint64		created_meanwhile = pg_atomic_read_u64(&pgsq_state->created_entries) -
 			created_before;
 
 		pg_atomic_write_u64(&pgsq_state->num_entries,
-							Max(live - nvictims, 0) + created_meanwhile);
+							Max(live - evict_now, 0) + created_meanwhile);
 		pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
 		pg_atomic_write_u32(&pgsq_state->pass, pass + 1 == 0 ? 1 : pass + 1);
 		pg_atomic_write_u32(&pgsq_state->resume_partition, 0);
@@ -400,12 +570,6 @@ sweep_slice(void)
 							pass_evicted == 0);
 		pg_atomic_write_u64(&pgsq_state->last_pass_end, (uint64) now);
 	}
-	else
-	{
-		pg_atomic_add_fetch_u64(&pgsq_state->pass_evicted, nvictims);
-		pgsq_entries_removed(nvictims);
-	}
-	pfree(victims);
 }
 
 /* Run one slice unless another backend is sweeping; never waits */
@@ -424,6 +588,8 @@ try_sweep_slice(void)
 	}
 	PG_FINALLY();
 	{
+		/* the next sweeper must see the victim queue as we leave it */
+		pg_write_barrier();
 		pg_atomic_write_u32(&pgsq_state->sweeping, 0);
 	}
 	PG_END_TRY();

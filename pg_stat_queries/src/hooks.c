@@ -117,12 +117,19 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 	{
 		PgsqKey		key = current_key(query->queryId);
 		bool		stale;
-		PgStat_EntryRef *entry_ref = pgsq_entry_ref(&key, false, &stale);
+		PgStat_EntryRef *entry_ref = pgsq_parse_entry_ref(&key, &stale);
 
 		if (entry_ref != NULL)
 			ensure_text((PgsqSharedEntry *) entry_ref->shared_stats, &key,
 						pstate->p_sourcetext, query->stmt_location,
 						query->stmt_len, jstate);
+		else if (pgsq_is_fresh_entry(&key))
+		{
+			/* created just now: its first execution sets has_text */
+			if (store_text(&key, pstate->p_sourcetext, query->stmt_location,
+						   query->stmt_len, jstate))
+				pgsq_fresh_entry_text_stored();
+		}
 		else if (stale)
 		{
 			/* its counts will be parked: have the text ready for them */

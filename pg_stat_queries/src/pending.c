@@ -306,21 +306,24 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	PgsqPending *pending;
 	PgsqSharedEntry *entry;
 
-	/* the first execution of an entry this backend just created */
-	entry_ref = pgsq_fresh_entry_ref(key);
-	if (entry_ref != NULL)
+	/*
+	 * The first execution of an entry this backend just created: merged at
+	 * once.  Its text was looked after at parse analysis; should it not
+	 * have been stored, the next execution's pending data tries again.
+	 */
+	if (pgsq_is_fresh_entry(key))
 	{
 		PgsqCounters counters;
 
 		memset(&counters, 0, sizeof(counters));
 		add_execution(&counters, phase, ms, rows, bufusage, walusage,
 					  jitusage, parallel_to_launch, parallel_launched);
-		(void) pgsq_merge_into_entry(entry_ref, key, &counters, false);
-		*parked_out = false;
-		*check_text_out = true;
-		entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-		pgsq_entry_used(entry);
-		return entry;
+		if (pgsq_merge_fresh(key, &counters))
+		{
+			*parked_out = false;
+			*check_text_out = false;
+			return NULL;
+		}
 	}
 
 	entry_ref = pgsq_entry_ref(key, true, &stale);
@@ -366,11 +369,27 @@ pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 					  const PgsqCounters *counters, bool nowait)
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	PgsqEntryData *data = &entry->data;
-	int64		calls_before = 0;
+	int64		calls_before;
 
 	if (!pgstat_lock_entry(entry_ref, nowait))
 		return false;
+	calls_before = pgsq_merge_locked(entry, key, counters);
+	pgstat_unlock_entry(entry_ref);
+
+	pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
+	return true;
+}
+
+/*
+ * Merge counters of a statement into its entry, whose lock the caller holds
+ * exclusively.  Returns the calls the entry had before.
+ */
+int64
+pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
+				  const PgsqCounters *counters)
+{
+	PgsqEntryData *data = &entry->data;
+	int64		calls_before = 0;
 
 	if (data->stats_since == 0)
 	{
@@ -387,11 +406,7 @@ pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 		calls_before = data->counters.calls[PGSQ_EXEC];
 		pgsq_merge_counters(data, counters);
 	}
-
-	pgstat_unlock_entry(entry_ref);
-
-	pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
-	return true;
+	return calls_before;
 }
 
 /*

@@ -217,7 +217,10 @@ extern void pgsq_require_store(void);
 extern uint64 pgsq_objid(const PgsqKey *key);
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 									   bool *stale);
-extern PgStat_EntryRef *pgsq_fresh_entry_ref(const PgsqKey *key);
+extern PgStat_EntryRef *pgsq_parse_entry_ref(const PgsqKey *key, bool *stale);
+extern bool pgsq_is_fresh_entry(const PgsqKey *key);
+extern void pgsq_fresh_entry_text_stored(void);
+extern bool pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters);
 extern void pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref);
 extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
 extern bool pgsq_is_live_entry(const PgStatShared_HashEntry *hent);
@@ -239,10 +242,14 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 extern bool pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait);
 extern bool pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 								  const PgsqCounters *counters, bool nowait);
+extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
+							   const PgsqCounters *counters);
 extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);
 
 /* eviction.c */
+extern Size pgsq_eviction_shmem_size(void);
+extern void pgsq_eviction_shmem_startup(void);
 extern void pgsq_eviction_init(PgsqSharedState *state);
 extern bool pgsq_entry_created(void);
 extern void pgsq_entries_removed(int64 count);

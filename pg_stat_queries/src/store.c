@@ -28,6 +28,9 @@
  *   and remove their texts after releasing pgstat's locks.
  * - pgsq_state->lock protects stats_reset only; the other counters of
  *   pgsq_state are atomics.
+ * - The sweep's victim queue (eviction.c) is read and written only by the
+ *   backend holding pgsq_state->sweeping, a flag taken with compare-and-
+ *   exchange and released after a write barrier; never waited for.
  * - No file I/O happens under any of these locks; the text file is written
  *   by the checkpointer at shutdown and read by the startup process, when
  *   no query runs.
@@ -126,7 +129,8 @@ pgsq_flush_static_cb(bool nowait)
 void
 pgsq_shmem_request(void)
 {
-	RequestAddinShmemSpace(pgsq_qtext_shmem_size());
+	RequestAddinShmemSpace(add_size(pgsq_qtext_shmem_size(),
+									pgsq_eviction_shmem_size()));
 	RequestNamedLWLockTranche("pg_stat_queries", 1);
 }
 
@@ -153,6 +157,7 @@ pgsq_shmem_startup(void)
 		pgsq_eviction_init(pgsq_state);
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
+	pgsq_eviction_shmem_startup();
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -188,40 +193,158 @@ pgsq_objid(const PgsqKey *key)
 }
 
 /*
- * The statement whose entry this backend created last without pending data
- * (at parse analysis), until it first executes.  That execution is merged
- * straight into the entry, whose lock nobody else wants yet and whose lines
- * are still in this CPU's cache: a statement run only once then costs no
- * pending data, no later lookup and no merge into an entry gone cold.
+ * The statement whose entry this backend created last at parse analysis,
+ * until it first executes.  The entry is created without a reference from
+ * this backend, and that first execution is merged straight into it, whose
+ * lock nobody else wants yet and whose lines are still in this CPU's cache:
+ * a statement run only once then costs no pending data, no reference to
+ * collect after its eviction and no merge into an entry gone cold.
  */
 static struct
 {
 	bool		valid;
+	bool		text_stored;	/* its text was stored at parse analysis */
 	Oid			dbid;
 	uint64		objid;
 }			fresh_entry;
 
-/*
- * This backend's reference to the statement's entry if this backend
- * created it and it has not executed since; else NULL.
- */
-PgStat_EntryRef *
-pgsq_fresh_entry_ref(const PgsqKey *key)
+/* Remember the entry this backend just created at parse analysis */
+static void
+remember_fresh_entry(Oid dbid, uint64 objid)
 {
-	PgStat_EntryRef *entry_ref;
-	uint64		objid;
+	fresh_entry.valid = true;
+	fresh_entry.text_stored = false;
+	fresh_entry.dbid = dbid;
+	fresh_entry.objid = objid;
+}
 
-	if (!fresh_entry.valid || fresh_entry.dbid != key->dbid)
-		return NULL;
-	objid = pgsq_objid(key);
-	if (fresh_entry.objid != objid)
-		return NULL;
+/* Did this backend create the statement's entry and not run it since? */
+bool
+pgsq_is_fresh_entry(const PgsqKey *key)
+{
+	return fresh_entry.valid && fresh_entry.dbid == key->dbid &&
+		fresh_entry.objid == pgsq_objid(key);
+}
+
+/* Note that the fresh entry's text is stored, for its first execution */
+void
+pgsq_fresh_entry_text_stored(void)
+{
+	fresh_entry.text_stored = true;
+}
+
+/* The key of the shared hash for a statement's entry */
+static PgStat_HashKey
+shared_hash_key(Oid dbid, uint64 objid)
+{
+	PgStat_HashKey hkey;
+
+	memset(&hkey, 0, sizeof(hkey));	/* no padding today, but hashed whole */
+	hkey.kind = PGSQ_STATS_KIND;
+	hkey.dboid = dbid;
+	hkey.objid = objid;
+	return hkey;
+}
+
+/*
+ * Merge the first execution of the fresh entry into it, looked up in the
+ * shared hash and held by its partition lock (shared) instead of by a
+ * reference.  Returns false if it is not the fresh entry or if the entry
+ * was dropped since: the caller then records the execution as usual.
+ */
+bool
+pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
+{
+	PgStat_HashKey hkey;
+	PgStatShared_HashEntry *hent;
+	bool		merged = false;
+
+	if (!pgsq_is_fresh_entry(key))
+		return false;
 	fresh_entry.valid = false;
-	entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid, false,
-									 NULL);
-	if (entry_ref == NULL || entry_ref->shared_entry->dropped)
-		return NULL;
-	return entry_ref;
+	hkey = shared_hash_key(key->dbid, fresh_entry.objid);
+	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+	if (hent == NULL)
+		return false;
+	if (pgsq_is_live_entry(hent))
+	{
+		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
+		int64		calls_before;
+
+		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+		calls_before = pgsq_merge_locked(entry, key, counters);
+		LWLockRelease(&entry->header.lock);
+		if (fresh_entry.text_stored)
+			pg_atomic_write_u32(&entry->has_text, 1);
+		pgsq_entry_used(entry);
+		pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
+		merged = true;
+	}
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	return merged;
+}
+
+/* Outcome of creating an entry without a reference */
+typedef enum CreateResult
+{
+	CREATE_DONE,
+	CREATE_EXISTS,				/* another backend was faster */
+	CREATE_REFUSED,				/* the table is at its bound, or no memory */
+	CREATE_DROPPED,				/* a dropped entry is in the way */
+} CreateResult;
+
+/*
+ * Create a statement's entry without taking a reference to it, so that this
+ * backend has nothing to collect when the entry is dropped, and a drop frees
+ * it at once unless another backend references it.  A dropped entry still
+ * in the hash (some backend references it) can only be reused by the
+ * statistics system itself: the caller then creates the entry with a
+ * reference.
+ */
+static CreateResult
+create_unreferenced(const PgsqKey *key, uint64 objid)
+{
+	PgStat_HashKey hkey = shared_hash_key(key->dbid, objid);
+	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
+	bool		found;
+
+	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &hkey, &found);
+	if (!found)
+	{
+		entry = (PgsqSharedEntry *) pgstat_init_entry(PGSQ_STATS_KIND, hent);
+		if (entry == NULL)
+		{
+			/* pgstat's area is out of memory: do not fail the query */
+			dshash_delete_entry(pgStatLocal.shared_hash, hent);
+			return CREATE_REFUSED;
+		}
+	}
+	else
+	{
+		bool		dropped = hent->dropped;
+
+		dshash_release_lock(pgStatLocal.shared_hash, hent);
+		return dropped ? CREATE_DROPPED : CREATE_EXISTS;
+	}
+
+	pg_atomic_write_u32(&entry->has_text, 0);
+	pg_atomic_write_u32(&entry->usage, 0);
+	pg_atomic_write_u32(&entry->swept_pass, 0);
+	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+	entry->data.key = *key;
+	/* the statement's start time: already known, no clock read */
+	entry->data.stats_since = GetCurrentStatementStartTimestamp();
+	entry->data.minmax_stats_since = entry->data.stats_since;
+	LWLockRelease(&entry->header.lock);
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+
+	if (!pgsq_entry_created())
+	{
+		(void) pgsq_drop_entry(key->dbid, objid);
+		return CREATE_REFUSED;
+	}
+	return CREATE_DONE;
 }
 
 /*
@@ -390,7 +513,9 @@ remember_pending_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
 
 /*
  * This backend's reference to a statement's entry, created if needed, with
- * pending data allocated if asked.  A cached reference may point to an entry
+ * pending data allocated if asked; at parse analysis (at_parse) a missing
+ * entry is created without a reference and NULL is returned (see
+ * create_unreferenced).  A cached reference may point to an entry
  * that a reset or eviction dropped; the statistics system keeps such a
  * reference while it has pending data, so counts would keep going to the
  * dropped entry.  Discard that data (it belongs to the dropped past), have
@@ -402,8 +527,9 @@ remember_pending_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
  * stale == NULL, collection is requested unconditionally.  NULL without
  * *stale means the table is at its bound: the execution is refused.
  */
-PgStat_EntryRef *
-pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
+static PgStat_EntryRef *
+entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
+				   bool *stale)
 {
 	uint64		objid;
 
@@ -447,20 +573,42 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 			entry_ref = pgstat_prep_pending_entry(PGSQ_STATS_KIND, key->dbid,
 												  objid, &created);
 		else
-			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
-											 objid, true, &created);
+		{
+			entry_ref = NULL;
+			created = false;
+			if (at_parse)
+			{
+				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
+												 objid, false, NULL);
+				if (entry_ref == NULL)
+				{
+					switch (create_unreferenced(key, objid))
+					{
+						case CREATE_DONE:
+							remember_fresh_entry(key->dbid, objid);
+							return NULL;
+						case CREATE_REFUSED:
+							count_refused();
+							return NULL;
+						case CREATE_EXISTS:
+							continue;
+						case CREATE_DROPPED:
+							break;
+					}
+				}
+			}
+			if (entry_ref == NULL)
+				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
+												 objid, true, &created);
+		}
 		if (created && !init_new_entry(entry_ref, key))
 		{
 			/* others filled the table first: refused */
 			count_refused();
 			return NULL;
 		}
-		if (created && !with_pending)
-		{
-			fresh_entry.valid = true;
-			fresh_entry.dbid = key->dbid;
-			fresh_entry.objid = objid;
-		}
+		if (created && at_parse)
+			remember_fresh_entry(key->dbid, objid);
 		if (likely(!entry_ref->shared_entry->dropped))
 			return with_pending ? remember_pending_ref(key, entry_ref) :
 				entry_ref;
@@ -478,6 +626,28 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 			return NULL;
 		}
 	}
+}
+
+/*
+ * This backend's reference to a statement's entry, created if needed, with
+ * pending data allocated if asked; see entry_ref_internal.
+ */
+PgStat_EntryRef *
+pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
+{
+	return entry_ref_internal(key, with_pending, false, stale);
+}
+
+/*
+ * At parse analysis: this backend's reference to a statement's existing
+ * entry, or NULL.  A missing entry is created without a reference (then
+ * pgsq_is_fresh_entry is true and NULL is returned); see entry_ref_internal
+ * for *stale.
+ */
+PgStat_EntryRef *
+pgsq_parse_entry_ref(const PgsqKey *key, bool *stale)
+{
+	return entry_ref_internal(key, false, true, stale);
 }
 
 /* Merge one phase's timing summary with Chan et al.'s parallel algorithm */
