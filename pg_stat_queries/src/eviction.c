@@ -454,7 +454,7 @@ sweep_slice(void)
 {
 	uint32		pass = pg_atomic_read_u32(&pgsq_state->pass);
 	int			resume = (int) pg_atomic_read_u32(&pgsq_state->resume_partition);
-	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 2);
+	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 4);
 	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
 	uint64		low_water = (uint64) pgsq_max * PGSQ_SWEEP_STOP_PCT / 100;
 	bool		counting = count >= PGSQ_COUNT_UNKNOWN / 2;
