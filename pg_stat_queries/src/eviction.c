@@ -333,14 +333,10 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 static bool
 still_evictable(const Victim *victim)
 {
-	PgStat_HashKey hkey;
+	PgStat_HashKey hkey = pgsq_shared_hash_key(victim->dboid, victim->objid);
 	PgStatShared_HashEntry *hent;
 	bool		evict = false;
 
-	memset(&hkey, 0, sizeof(hkey));
-	hkey.kind = PGSQ_STATS_KIND;
-	hkey.dboid = victim->dboid;
-	hkey.objid = victim->objid;
 	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
 	if (hent == NULL)
 		return false;

@@ -215,6 +215,7 @@ extern void pgsq_shmem_startup(void);
 extern bool pgsq_store_ready(void);
 extern void pgsq_require_store(void);
 extern uint64 pgsq_objid(const PgsqKey *key);
+extern PgStat_HashKey pgsq_shared_hash_key(Oid dbid, uint64 objid);
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 									   bool *stale);
 extern PgStat_EntryRef *pgsq_parse_entry_ref(const PgsqKey *key, bool *stale);

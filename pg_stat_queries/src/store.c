@@ -233,9 +233,9 @@ pgsq_fresh_entry_text_stored(void)
 	fresh_entry.text_stored = true;
 }
 
-/* The key of the shared hash for a statement's entry */
-static PgStat_HashKey
-shared_hash_key(Oid dbid, uint64 objid)
+/* The key in pgstat's shared hash of one of our entries */
+PgStat_HashKey
+pgsq_shared_hash_key(Oid dbid, uint64 objid)
 {
 	PgStat_HashKey hkey;
 
@@ -262,7 +262,7 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
 	if (!pgsq_is_fresh_entry(key))
 		return false;
 	fresh_entry.valid = false;
-	hkey = shared_hash_key(key->dbid, fresh_entry.objid);
+	hkey = pgsq_shared_hash_key(key->dbid, fresh_entry.objid);
 	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
 	if (hent == NULL)
 		return false;
@@ -282,6 +282,30 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
 	}
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 	return merged;
+}
+
+/*
+ * Give a new (or reused dropped) entry its key and start time, so it can be
+ * found and evicted, and start its hints afresh.
+ */
+static void
+start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
+{
+	PgsqEntryData *data = &entry->data;
+
+	pg_atomic_write_u32(&entry->has_text, 0);
+	pg_atomic_write_u32(&entry->usage, 0);
+	pg_atomic_write_u32(&entry->swept_pass, 0);
+
+	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+	if (data->stats_since == 0)
+	{
+		data->key = *key;
+		/* the statement's start time: already known, no clock read */
+		data->stats_since = GetCurrentStatementStartTimestamp();
+		data->minmax_stats_since = data->stats_since;
+	}
+	LWLockRelease(&entry->header.lock);
 }
 
 /* Outcome of creating an entry without a reference */
@@ -304,7 +328,7 @@ typedef enum CreateResult
 static CreateResult
 create_unreferenced(const PgsqKey *key, uint64 objid)
 {
-	PgStat_HashKey hkey = shared_hash_key(key->dbid, objid);
+	PgStat_HashKey hkey = pgsq_shared_hash_key(key->dbid, objid);
 	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
 	bool		found;
@@ -328,15 +352,7 @@ create_unreferenced(const PgsqKey *key, uint64 objid)
 		return dropped ? CREATE_DROPPED : CREATE_EXISTS;
 	}
 
-	pg_atomic_write_u32(&entry->has_text, 0);
-	pg_atomic_write_u32(&entry->usage, 0);
-	pg_atomic_write_u32(&entry->swept_pass, 0);
-	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	entry->data.key = *key;
-	/* the statement's start time: already known, no clock read */
-	entry->data.stats_since = GetCurrentStatementStartTimestamp();
-	entry->data.minmax_stats_since = entry->data.stats_since;
-	LWLockRelease(&entry->header.lock);
+	start_entry(entry, key);
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 
 	if (!pgsq_entry_created())
@@ -356,7 +372,6 @@ static bool
 init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	PgsqEntryData *data = &entry->data;
 
 	if (!pgsq_entry_created())
 	{
@@ -367,20 +382,7 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 		return false;
 	}
 
-	/* a dropped entry may be reused: start its hints afresh */
-	pg_atomic_write_u32(&entry->has_text, 0);
-	pg_atomic_write_u32(&entry->usage, 0);
-	pg_atomic_write_u32(&entry->swept_pass, 0);
-
-	pgstat_lock_entry(entry_ref, false);
-	if (data->stats_since == 0)
-	{
-		data->key = *key;
-		/* the statement's start time: already known, no clock read */
-		data->stats_since = GetCurrentStatementStartTimestamp();
-		data->minmax_stats_since = data->stats_since;
-	}
-	pgstat_unlock_entry(entry_ref);
+	start_entry(entry, key);
 	return true;
 }
 
