@@ -122,7 +122,8 @@ def main():
                  "by 10-20% within minutes")
     lines.append(f"- Server: {env.get('postgres', '?')}")
     lines.append(f"- Settings: {env.get('settings', '?')}")
-    lines.append("- Order: for each repeat, for each workload, for each configuration (interleaved); "
+    lines.append("- Order: for each repeat, for each workload, for each configuration (interleaved, "
+                 "the configurations' order rotated by one at each repeat); "
                  "the server is restarted for every run with that configuration's shared_preload_libraries, "
                  "`.save = off`, so every run starts with empty statistics.")
     lines.append("- Paired ratio = TPS / TPS of `none` in the same repeat (runs minutes apart share the machine's "

@@ -56,14 +56,15 @@ current_key(int64 queryid)
 }
 
 /*
- * Store a statement's text unless one is stored already.  With constant
- * locations the text is normalized; without, it is stored only if it
- * contains no literal, so literal values never reach shared memory.
- * Returns true if the text is stored.
+ * Store a statement's text unless one is stored already (is_new: its entry
+ * was created just now, so none is).  With constant locations the text is
+ * normalized; without, it is stored only if it contains no literal, so
+ * literal values never reach shared memory.  Returns true if the text is
+ * stored.
  */
 static bool
 store_text(const PgsqKey *key, const char *source, int location, int len,
-		   JumbleState *jstate)
+		   JumbleState *jstate, bool is_new)
 {
 	const char *stmt = CleanQuerytext(source, &location, &len);
 	bool		stored = false;
@@ -73,11 +74,13 @@ store_text(const PgsqKey *key, const char *source, int location, int len,
 		int			norm_len;
 		char	   *norm = pgsq_normalize(jstate, stmt, location, len, &norm_len);
 
-		stored = pgsq_qtext_store(key, norm, norm_len, GetDatabaseEncoding());
+		stored = pgsq_qtext_store(key, norm, norm_len, GetDatabaseEncoding(),
+								  is_new);
 		pfree(norm);
 	}
 	else if (jstate != NULL || !pgsq_text_has_literals(stmt, len))
-		stored = pgsq_qtext_store(key, stmt, len, GetDatabaseEncoding());
+		stored = pgsq_qtext_store(key, stmt, len, GetDatabaseEncoding(),
+								  is_new);
 	return stored;
 }
 
@@ -88,7 +91,7 @@ ensure_text(PgsqSharedEntry *entry, const PgsqKey *key, const char *source,
 {
 	if (pg_atomic_read_u32(&entry->has_text))
 		return;
-	if (store_text(key, source, location, len, jstate))
+	if (store_text(key, source, location, len, jstate, false))
 		pg_atomic_write_u32(&entry->has_text, 1);
 }
 
@@ -120,21 +123,25 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		PgStat_EntryRef *entry_ref = pgsq_parse_entry_ref(&key, &stale);
 
 		if (entry_ref != NULL)
-			ensure_text((PgsqSharedEntry *) entry_ref->shared_stats, &key,
-						pstate->p_sourcetext, query->stmt_location,
-						query->stmt_len, jstate);
+		{
+			/* once per batch of pending counts, as at execution */
+			if (!pgsq_pending_text_checked(entry_ref))
+				ensure_text((PgsqSharedEntry *) entry_ref->shared_stats, &key,
+							pstate->p_sourcetext, query->stmt_location,
+							query->stmt_len, jstate);
+		}
 		else if (pgsq_is_fresh_entry(&key))
 		{
 			/* created just now: its first execution sets has_text */
 			if (store_text(&key, pstate->p_sourcetext, query->stmt_location,
-						   query->stmt_len, jstate))
+						   query->stmt_len, jstate, true))
 				pgsq_fresh_entry_text_stored();
 		}
 		else if (stale)
 		{
 			/* its counts will be parked: have the text ready for them */
 			(void) store_text(&key, pstate->p_sourcetext, query->stmt_location,
-							  query->stmt_len, jstate);
+							  query->stmt_len, jstate, false);
 		}
 	}
 }
@@ -158,7 +165,7 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, source, location, len, NULL);
 	else if (parked && source != NULL)
-		(void) store_text(&key, source, location, len, NULL);
+		(void) store_text(&key, source, location, len, NULL, false);
 	pgsq_maybe_flush_busy();
 
 	/* last: a sweep may evict entries this backend holds references to */

@@ -145,6 +145,18 @@ add_io_times(PgsqCounters *c, const BufferUsage *bufusage)
 	c->temp_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_write_time);
 }
 
+/* Add the local and temporary block counts of one execution */
+static void
+add_local_temp_blocks(PgsqCounters *c, const BufferUsage *bufusage)
+{
+	c->local_blks_hit += bufusage->local_blks_hit;
+	c->local_blks_read += bufusage->local_blks_read;
+	c->local_blks_dirtied += bufusage->local_blks_dirtied;
+	c->local_blks_written += bufusage->local_blks_written;
+	c->temp_blks_read += bufusage->temp_blks_read;
+	c->temp_blks_written += bufusage->temp_blks_written;
+}
+
 /* Add one planning or execution of a statement to local counters */
 static void
 add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
@@ -159,18 +171,25 @@ add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 		c->last_executed = GetCurrentStatementStartTimestamp();
 	}
 
+	/*
+	 * Counters that most executions leave at zero are written only when
+	 * not: the pending data of a statement among many is often out of the
+	 * CPU's cache, and each line written costs a miss.
+	 */
 	if (bufusage)
 	{
 		c->shared_blks_hit += bufusage->shared_blks_hit;
-		c->shared_blks_read += bufusage->shared_blks_read;
-		c->shared_blks_dirtied += bufusage->shared_blks_dirtied;
-		c->shared_blks_written += bufusage->shared_blks_written;
-		c->local_blks_hit += bufusage->local_blks_hit;
-		c->local_blks_read += bufusage->local_blks_read;
-		c->local_blks_dirtied += bufusage->local_blks_dirtied;
-		c->local_blks_written += bufusage->local_blks_written;
-		c->temp_blks_read += bufusage->temp_blks_read;
-		c->temp_blks_written += bufusage->temp_blks_written;
+		if (bufusage->shared_blks_read | bufusage->shared_blks_dirtied |
+			bufusage->shared_blks_written)
+		{
+			c->shared_blks_read += bufusage->shared_blks_read;
+			c->shared_blks_dirtied += bufusage->shared_blks_dirtied;
+			c->shared_blks_written += bufusage->shared_blks_written;
+		}
+		if (bufusage->local_blks_hit | bufusage->local_blks_read |
+			bufusage->local_blks_dirtied | bufusage->local_blks_written |
+			bufusage->temp_blks_read | bufusage->temp_blks_written)
+			add_local_temp_blocks(c, bufusage);
 		/* I/O times are zero unless track_io_timing is on and I/O was done */
 		if (unlikely(!INSTR_TIME_IS_ZERO(bufusage->shared_blk_read_time) ||
 					 !INSTR_TIME_IS_ZERO(bufusage->shared_blk_write_time) ||
@@ -180,7 +199,8 @@ add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_write_time)))
 			add_io_times(c, bufusage);
 	}
-	if (walusage)
+	if (walusage && (walusage->wal_records | walusage->wal_fpi |
+					 walusage->wal_bytes | walusage->wal_buffers_full))
 	{
 		c->wal_records += walusage->wal_records;
 		c->wal_fpi += walusage->wal_fpi;
@@ -204,8 +224,11 @@ add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 			c->jit_deform_count++;
 		c->jit_deform_time += INSTR_TIME_GET_MILLISEC(jitusage->deform_counter);
 	}
-	c->parallel_workers_to_launch += parallel_to_launch;
-	c->parallel_workers_launched += parallel_launched;
+	if (parallel_to_launch | parallel_launched)
+	{
+		c->parallel_workers_to_launch += parallel_to_launch;
+		c->parallel_workers_launched += parallel_launched;
+	}
 }
 
 /* The parked counters of a statement, created empty if it has none */
@@ -358,6 +381,17 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	pgsq_entry_used(entry);
 	return entry;
+}
+
+/*
+ * Was the statement's text looked after for its current pending counts?
+ * Then parse analysis need not read the shared entry to check it again.
+ */
+bool
+pgsq_pending_text_checked(const PgStat_EntryRef *entry_ref)
+{
+	return entry_ref->pending != NULL &&
+		((const PgsqPending *) entry_ref->pending)->text_checked;
 }
 
 /*

@@ -110,10 +110,11 @@ typedef struct PgsqCounters
 /* Backend-local pending data of one statement (PgStat_EntryRef->pending) */
 typedef struct PgsqPending
 {
-	PgsqCounters counters;
-	PgsqKey		key;
+	/* first: read by every execution, with the first counters it adds to */
 	bool		listed;			/* key is in the local list of pending keys */
 	bool		text_checked;	/* the entry's text was looked after already */
+	PgsqKey		key;
+	PgsqCounters counters;
 } PgsqPending;
 
 /* The part of a shared entry that is written to the statistics file */
@@ -241,6 +242,7 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 						int parallel_to_launch, int parallel_launched,
 						bool *parked, bool *check_text);
 extern bool pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait);
+extern bool pgsq_pending_text_checked(const PgStat_EntryRef *entry_ref);
 extern bool pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 								  const PgsqCounters *counters, bool nowait);
 extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
@@ -267,7 +269,7 @@ extern void pgsq_qtext_attach(void);
 extern void pgsq_qtext_shmem_init(PgsqSharedState *state, bool found);
 extern Size pgsq_qtext_shmem_size(void);
 extern bool pgsq_qtext_store(const PgsqKey *key, const char *text, int len,
-							 int encoding);
+							 int encoding, bool is_new);
 extern char *pgsq_qtext_fetch(const PgsqKey *key, int *encoding);
 extern void pgsq_qtext_remove(const PgsqKey *key);
 extern void pgsq_qtext_remove_all(void);

@@ -191,11 +191,14 @@ free_text(TextEntry *entry)
 
 /*
  * Store a statement's text unless one is there already.  The chunk is
- * allocated and filled before the partition lock is taken.  Returns false
+ * allocated and filled before the partition lock is taken.  Unless the
+ * caller knows the text to be new (its entry was created just now), a
+ * lookup first spares the allocation when the text is there.  Returns false
  * if query_text_memory has no room for it.
  */
 bool
-pgsq_qtext_store(const PgsqKey *key, const char *text, int len, int encoding)
+pgsq_qtext_store(const PgsqKey *key, const char *text, int len, int encoding,
+				 bool is_new)
 {
 	TextKey		tkey = text_key(key);
 	uint64		limit = (uint64) pgsq_query_text_memory * 1024;
@@ -206,8 +209,7 @@ pgsq_qtext_store(const PgsqKey *key, const char *text, int len, int encoding)
 
 	pgsq_qtext_attach();
 
-	/* cheap check first: is it there already? */
-	entry = dshash_find(text_hash, &tkey, false);
+	entry = is_new ? NULL : dshash_find(text_hash, &tkey, false);
 	if (entry != NULL)
 	{
 		bool		has = DsaPointerIsValid(entry->text);
@@ -433,7 +435,7 @@ load_texts_at_startup(void)
 		}
 		if (fread(buf, 1, rec.len, file) != (size_t) rec.len)
 			goto corrupt;
-		(void) pgsq_qtext_store(&rec.key, buf, rec.len, rec.encoding);
+		(void) pgsq_qtext_store(&rec.key, buf, rec.len, rec.encoding, true);
 	}
 	if (!feof(file))
 		goto corrupt;

@@ -534,6 +534,8 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 				   bool *stale)
 {
 	uint64		objid;
+	PgStat_EntryRef *parse_ref = NULL;
+	bool		looked_up = false;
 
 	if (stale != NULL)
 		*stale = false;
@@ -558,9 +560,24 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 			return remember_pending_ref(key, entry_ref);
 	}
 
+	/*
+	 * At parse analysis, a statement this backend references needs no look
+	 * at the fill either, whose counter every new entry and eviction writes:
+	 * one local lookup, whose miss the creation below reuses.
+	 */
+	if (at_parse)
+	{
+		parse_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid,
+										 false, NULL);
+		if (parse_ref != NULL && likely(!parse_ref->shared_entry->dropped))
+			return parse_ref->pending != NULL ?
+				remember_pending_ref(key, parse_ref) : parse_ref;
+		looked_up = true;
+	}
+
 	/* at the bound, only statements that have an entry are counted */
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
-		!entry_exists(key->dbid, objid))
+		(looked_up ? parse_ref == NULL : !entry_exists(key->dbid, objid)))
 	{
 		count_refused();
 		return NULL;
@@ -580,8 +597,10 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 			created = false;
 			if (at_parse)
 			{
-				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
-												 objid, false, NULL);
+				entry_ref = looked_up ? parse_ref :
+					pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid,
+										 false, NULL);
+				looked_up = false;
 				if (entry_ref == NULL)
 				{
 					switch (create_unreferenced(key, objid))
@@ -611,9 +630,13 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 		}
 		if (created && at_parse)
 			remember_fresh_entry(key->dbid, objid);
+		/*
+		 * At parse analysis, a reference with pending data is remembered
+		 * too: the execution that follows then finds it without a lookup.
+		 */
 		if (likely(!entry_ref->shared_entry->dropped))
-			return with_pending ? remember_pending_ref(key, entry_ref) :
-				entry_ref;
+			return (with_pending || entry_ref->pending != NULL) ?
+				remember_pending_ref(key, entry_ref) : entry_ref;
 
 		if (entry_ref->pending != NULL)
 		{
