@@ -514,6 +514,18 @@ remember_pending_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
 }
 
 /*
+ * A live reference found for a statement: remembered if it has pending
+ * data, so that at parse analysis too the execution that follows finds it
+ * without a lookup.
+ */
+static inline PgStat_EntryRef *
+found_entry_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
+{
+	return entry_ref->pending != NULL ?
+		remember_pending_ref(key, entry_ref) : entry_ref;
+}
+
+/*
  * This backend's reference to a statement's entry, created if needed, with
  * pending data allocated if asked; at parse analysis (at_parse) a missing
  * entry is created without a reference and NULL is returned (see
@@ -570,14 +582,13 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 		parse_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid,
 										 false, NULL);
 		if (parse_ref != NULL && likely(!parse_ref->shared_entry->dropped))
-			return parse_ref->pending != NULL ?
-				remember_pending_ref(key, parse_ref) : parse_ref;
+			return found_entry_ref(key, parse_ref);
 		looked_up = true;
 	}
 
 	/* at the bound, only statements that have an entry are counted */
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
-		(looked_up ? parse_ref == NULL : !entry_exists(key->dbid, objid)))
+		(at_parse ? parse_ref == NULL : !entry_exists(key->dbid, objid)))
 	{
 		count_refused();
 		return NULL;
@@ -630,13 +641,8 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 		}
 		if (created && at_parse)
 			remember_fresh_entry(key->dbid, objid);
-		/*
-		 * At parse analysis, a reference with pending data is remembered
-		 * too: the execution that follows then finds it without a lookup.
-		 */
 		if (likely(!entry_ref->shared_entry->dropped))
-			return (with_pending || entry_ref->pending != NULL) ?
-				remember_pending_ref(key, entry_ref) : entry_ref;
+			return found_entry_ref(key, entry_ref);
 
 		if (entry_ref->pending != NULL)
 		{
