@@ -24,10 +24,10 @@
 #   worker        io_method=worker, everything else at its default
 #   worker-tuned  io_method=worker, io_workers=8, effective_io_concurrency=64
 #
-# Results: bench/results/index_stats.md (median times, speedup, verdict on
-# the targets, load average), bench/results/index_stats.csv (every sample,
+# Results (in OUT_DIR): index_stats.md (median times, speedup, verdict on
+# the targets, load average), index_stats.csv (every sample,
 # with the 1-minute load average when it was taken) and, when matplotlib can
-# be imported, bench/results/index_stats.png (speedup per configuration).
+# be imported, index_stats.png (speedup per configuration).
 #
 # Environment:
 #   SIZES           index sizes in MB (default "20 200 1024")
@@ -40,6 +40,7 @@
 #   PGSQ_BENCH_DIR  cluster directory (default /tmp/pg_index_stats_bench)
 #   BENCH_PORT      port of the throw-away server (default 54329)
 #   KEEP_CLUSTER    set to 1 to keep the cluster (and its data) afterwards
+#   OUT_DIR         where the results go (default bench/results)
 #
 # Dropping the page cache needs root (or sudo); the server itself runs as the
 # "postgres" user when the script is started as root.
@@ -55,7 +56,7 @@ WARM_WARMUP=${WARM_WARMUP:-3}
 CONFIGS=${CONFIGS:-${IO_METHODS:-"sync worker worker-tuned"}}
 BENCH_DIR=${PGSQ_BENCH_DIR:-/tmp/pg_index_stats_bench}
 PORT=${BENCH_PORT:-54329}
-RESULTS="$ROOT/bench/results"
+RESULTS="${OUT_DIR:-$ROOT/bench/results}"
 DATA="$BENCH_DIR/data"
 SAMPLES="$RESULTS/index_stats.csv"
 START=$(date +%s)
