@@ -18,7 +18,7 @@ CONFIG_NAMES = {
     "pgss": "pgss (pg_stat_statements)",
     "pgsq": "pgsq (pg_stat_queries)",
 }
-WORKLOAD_ORDER = ["hot", "churn128", "unique", "mixed", "reset", "monitor"]
+WORKLOAD_ORDER = ["hot", "churn128", "unique", "mixed", "many", "reset", "monitor"]
 # minimum TPS ratio pgsq/none asked for each workload
 TARGETS = {"hot": 0.99, "churn128": 0.98, "unique": 0.95, "mixed": 0.98,
            "reset": 0.97, "monitor": 0.97}
@@ -29,6 +29,7 @@ WORKLOAD_TEXT = {
     "churn128": "128 distinct `SELECT 1 FROM tN` in 16 scripts, -M prepared, max=100",
     "unique": "random 3-way joins over 1000 tables (nearly every statement new), -M simple, max=5000",
     "mixed": "1000 hot statements at 80% + 100,000 cold ones at 20%, -M simple, max=5000",
+    "many": "the 1000 hot statements of mixed alone (no new statements, no eviction), -M simple, max=5000",
     "reset": "hot + one client calling the reset function 10 times a second",
     "monitor": "hot + one client reading the whole view (with texts) once a second",
 }
