@@ -58,9 +58,10 @@ current_key(int64 queryid)
 /*
  * Store a statement's text unless one is stored already (is_new: its entry
  * was created just now, so none is).  With constant locations the text is
- * normalized; without, it is stored only if it contains no literal, so
- * literal values never reach shared memory.  Returns true if the text is
- * stored.
+ * normalized: from jstate at parse analysis, and when the statement ends
+ * from what parse analysis left for it (inflight.c).  Without them, it is
+ * stored only if it contains no literal, so literal values never reach
+ * shared memory.  Returns true if the text is stored.
  */
 static bool
 store_text(const PgsqKey *key, const char *source, int location, int len,
@@ -68,12 +69,17 @@ store_text(const PgsqKey *key, const char *source, int location, int len,
 {
 	const char *stmt = CleanQuerytext(source, &location, &len);
 	bool		stored = false;
+	int			norm_len;
+	char	   *norm = NULL;
 
 	if (jstate != NULL && jstate->clocations_count > 0)
-	{
-		int			norm_len;
-		char	   *norm = pgsq_normalize(jstate, stmt, location, len, &norm_len);
+		norm = pgsq_normalize(jstate, stmt, location, len, &norm_len);
+	else if (jstate == NULL)
+		norm = pgsq_inflight_normalized(nesting_level, key->queryid, stmt,
+										location, len, &norm_len);
 
+	if (norm != NULL)
+	{
 		stored = pgsq_qtext_store(key, norm, norm_len, GetDatabaseEncoding(),
 								  is_new);
 		pfree(norm);
@@ -116,6 +122,17 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		return;
 	if (jstate == NULL || pstate->p_sourcetext == NULL)
 		return;
+
+	/* for a statement that ends under another key, or without its entry */
+	{
+		int			location = query->stmt_location;
+		int			len = query->stmt_len;
+		const char *stmt = CleanQuerytext(pstate->p_sourcetext, &location,
+										  &len);
+
+		pgsq_inflight_remember(nesting_level, query->queryId, stmt, location,
+							   len, jstate);
+	}
 
 	{
 		PgsqKey		key = current_key(query->queryId);

@@ -52,7 +52,6 @@
  */
 typedef struct PendingKey
 {
-	Oid			dbid;
 	uint64		objid;
 } PendingKey;
 
@@ -80,7 +79,7 @@ compact_pending_keys(void)
 
 	for (int i = 0; i < pending_count; i++)
 	{
-		if (pgstat_fetch_pending_entry(PGSQ_STATS_KIND, pending_keys[i].dbid,
+		if (pgstat_fetch_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 									   pending_keys[i].objid) != NULL)
 			pending_keys[kept++] = pending_keys[i];
 	}
@@ -89,7 +88,7 @@ compact_pending_keys(void)
 
 /* Remember that a statement has pending data */
 static void
-remember_pending_key(Oid dbid, uint64 objid)
+remember_pending_key(uint64 objid)
 {
 	if (pending_count == pending_size)
 	{
@@ -106,7 +105,6 @@ remember_pending_key(Oid dbid, uint64 objid)
 										pending_size * sizeof(PendingKey));
 		}
 	}
-	pending_keys[pending_count].dbid = dbid;
 	pending_keys[pending_count].objid = objid;
 	pending_count++;
 }
@@ -286,7 +284,7 @@ unpark_all(void)
 		if (entry_ref != NULL)
 			(void) pgsq_merge_into_entry(entry_ref, &p->key, &p->counters,
 										 false);
-		else if (pgstat_get_entry_ref(PGSQ_STATS_KIND, p->key.dbid,
+		else if (pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 									  pgsq_objid(&p->key), false, NULL) == NULL)
 			pgsq_qtext_remove(&p->key);
 		(void) hash_search(parked, &p->key, HASH_REMOVE, NULL);
@@ -372,7 +370,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	{
 		pending->key = *key;
 		pending->listed = true;
-		remember_pending_key(key->dbid, entry_ref->shared_entry->key.objid);
+		remember_pending_key(entry_ref->shared_entry->key.objid);
 	}
 	add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
 				  jitusage, parallel_to_launch, parallel_launched);
@@ -474,7 +472,7 @@ flush_listed(bool nowait)
 		PgStat_EntryRef *entry_ref;
 
 		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND,
-											   pending_keys[i].dbid,
+											   PGSQ_KEY_DBOID,
 											   pending_keys[i].objid);
 		if (entry_ref != NULL && pgsq_flush_pending_cb(entry_ref, nowait))
 			pgstat_delete_pending_entry(entry_ref);

@@ -36,6 +36,18 @@
  */
 #define PGSQ_GC_REQUEST_INTERVAL_MS 100
 
+/*
+ * The database OID of every one of our entries in the statistics system's
+ * hash key, as for objects shared across databases; the statement's own
+ * database is part of objid (pgsq_objid) and of the entry's data.  What the
+ * statistics system does by database -- pg_stat_reset() zeroes the entries
+ * whose key names the current database, DROP DATABASE drops them -- thus
+ * never reaches our entries: only pg_stat_queries_reset() resets them, and
+ * eviction alone removes a dropped database's statements, as in
+ * pg_stat_statements.
+ */
+#define PGSQ_KEY_DBOID InvalidOid
+
 /* Index into the per-phase arrays of PgsqCounters */
 typedef enum PgsqPhase
 {
@@ -162,6 +174,8 @@ typedef struct PgsqSharedState
 	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
 	pg_atomic_uint32 resume_partition;	/* where the current pass rests */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
+	pg_atomic_uint32 texts_loaded;	/* texts were loaded at startup, and
+									 * not yet checked against the entries */
 	int			text_tranche_id;
 	dshash_table_handle text_hash_handle;
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */
@@ -279,6 +293,14 @@ extern void pgsq_qtext_init_backend(void);
 extern char *pgsq_normalize(JumbleState *jstate, const char *query,
 							int query_loc, int query_len, int *out_len);
 extern bool pgsq_text_has_literals(const char *query, int query_len);
+
+/* inflight.c */
+extern void pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
+								   int location, int stmt_len,
+								   const JumbleState *jstate);
+extern char *pgsq_inflight_normalized(int level, int64 queryid,
+									  const char *stmt, int location,
+									  int stmt_len, int *out_len);
 
 /* measure.c */
 extern void pgsq_window_begin(PgsqWindow *window);

@@ -91,6 +91,8 @@ static dshash_parameters text_hash_params = {
 static dsa_area *text_area = NULL;
 static dshash_table *text_hash = NULL;
 
+static void free_text(TextEntry *entry);
+
 /* Bytes of fixed shared memory we need, DSA start included */
 Size
 pgsq_qtext_shmem_size(void)
@@ -141,6 +143,64 @@ qtext_detach(int code, Datum arg)
 	text_area = NULL;
 }
 
+/*
+ * Remove the texts loaded at startup whose entries the statistics system
+ * did not restore: it discards its whole file when any of it is damaged,
+ * after our texts were loaded.  A text without an entry would hold memory
+ * that no reset or eviction frees.  Keys are collected first, so that no
+ * text lock is held while the statistics hash is looked up.
+ */
+static void
+drop_texts_without_entries(void)
+{
+	dshash_seq_status hstat;
+	TextEntry  *entry;
+	TextKey    *keys;
+	int			nkeys = 0;
+	int			size = 64;
+	int			dropped = 0;
+
+	keys = palloc(size * sizeof(TextKey));
+	dshash_seq_init(&hstat, text_hash, false);
+	while ((entry = dshash_seq_next(&hstat)) != NULL)
+	{
+		if (nkeys == size)
+		{
+			size *= 2;
+			keys = repalloc_huge(keys, size * sizeof(TextKey));
+		}
+		keys[nkeys++] = entry->key;
+	}
+	dshash_seq_term(&hstat);
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
+												   keys[i].objid);
+		PgStatShared_HashEntry *hent;
+		bool		live;
+
+		hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+		live = hent != NULL && pgsq_is_live_entry(hent);
+		if (hent != NULL)
+			dshash_release_lock(pgStatLocal.shared_hash, hent);
+		if (live)
+			continue;
+		entry = dshash_find(text_hash, &keys[i], true);
+		if (entry == NULL)
+			continue;
+		free_text(entry);
+		dshash_delete_entry(text_hash, entry);
+		dropped++;
+	}
+	pfree(keys);
+
+	if (dropped > 0)
+		ereport(LOG,
+				(errmsg("pg_stat_queries removed %d query texts whose statistics were not restored",
+						dropped)));
+}
+
 /* Attach to the text area and hash, once per process */
 void
 pgsq_qtext_attach(void)
@@ -163,6 +223,12 @@ pgsq_qtext_attach(void)
 	/* while exiting, callers detach themselves */
 	if (!proc_exit_inprogress)
 		before_shmem_exit(qtext_detach, 0);
+
+	/* client backends start after the statistics were restored */
+	if (MyBackendType == B_BACKEND &&
+		pg_atomic_read_u32(&pgsq_state->texts_loaded) != 0 &&
+		pg_atomic_exchange_u32(&pgsq_state->texts_loaded, 0) != 0)
+		drop_texts_without_entries();
 }
 
 /* The text hash key of a statement */
@@ -442,6 +508,7 @@ load_texts_at_startup(void)
 
 	FreeFile(file);
 	unlink(PGSQ_TEXT_FILE);
+	pg_atomic_write_u32(&pgsq_state->texts_loaded, 1);
 	return;
 
 corrupt:
@@ -451,6 +518,8 @@ corrupt:
 					PGSQ_TEXT_FILE)));
 	FreeFile(file);
 	unlink(PGSQ_TEXT_FILE);
+	/* the texts read before the damage stay, if their entries do */
+	pg_atomic_write_u32(&pgsq_state->texts_loaded, 1);
 }
 
 /* Per-process setup: the startup process loads, the checkpointer saves */

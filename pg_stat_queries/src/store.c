@@ -154,6 +154,7 @@ pgsq_shmem_startup(void)
 		pg_atomic_init_u64(&pgsq_state->last_eviction_time, 0);
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
+		pg_atomic_init_u32(&pgsq_state->texts_loaded, 0);
 		pgsq_eviction_init(pgsq_state);
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
@@ -179,17 +180,20 @@ pgsq_require_store(void)
 }
 
 /*
- * The statistics system identifies an entry by (kind, dboid, objid); fold
- * userid, queryid and toplevel into the 64-bit objid.  queryid is already a
- * hash, so mixing in the rest keeps collisions as unlikely as between two
- * queryids.  The full key is kept in the entry and checked on every merge.
+ * The statistics system identifies an entry by (kind, dboid, objid).  All
+ * our entries use PGSQ_KEY_DBOID as dboid and fold the whole statement key
+ * -- database, user, queryid, toplevel -- into the 64-bit objid.  queryid is
+ * already a hash, so mixing in the rest keeps collisions as unlikely as
+ * between two queryids.  The full key is kept in the entry and checked on
+ * every merge.
  */
 uint64
 pgsq_objid(const PgsqKey *key)
 {
-	uint64		extra = ((uint64) key->userid << 1) | (key->toplevel ? 1 : 0);
+	uint64		who = ((uint64) key->userid << 32) | key->dbid;
 
-	return hash_combine64((uint64) key->queryid, murmurhash64(extra));
+	return hash_combine64((uint64) key->queryid,
+						  murmurhash64(who) + (key->toplevel ? 1 : 0));
 }
 
 /*
@@ -204,17 +208,15 @@ static struct
 {
 	bool		valid;
 	bool		text_stored;	/* its text was stored at parse analysis */
-	Oid			dbid;
 	uint64		objid;
 }			fresh_entry;
 
 /* Remember the entry this backend just created at parse analysis */
 static void
-remember_fresh_entry(Oid dbid, uint64 objid)
+remember_fresh_entry(uint64 objid)
 {
 	fresh_entry.valid = true;
 	fresh_entry.text_stored = false;
-	fresh_entry.dbid = dbid;
 	fresh_entry.objid = objid;
 }
 
@@ -222,8 +224,7 @@ remember_fresh_entry(Oid dbid, uint64 objid)
 bool
 pgsq_is_fresh_entry(const PgsqKey *key)
 {
-	return fresh_entry.valid && fresh_entry.dbid == key->dbid &&
-		fresh_entry.objid == pgsq_objid(key);
+	return fresh_entry.valid && fresh_entry.objid == pgsq_objid(key);
 }
 
 /* Note that the fresh entry's text is stored, for its first execution */
@@ -262,7 +263,7 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
 	if (!pgsq_is_fresh_entry(key))
 		return false;
 	fresh_entry.valid = false;
-	hkey = pgsq_shared_hash_key(key->dbid, fresh_entry.objid);
+	hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, fresh_entry.objid);
 	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
 	if (hent == NULL)
 		return false;
@@ -328,7 +329,7 @@ typedef enum CreateResult
 static CreateResult
 create_unreferenced(const PgsqKey *key, uint64 objid)
 {
-	PgStat_HashKey hkey = pgsq_shared_hash_key(key->dbid, objid);
+	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
 	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
 	bool		found;
@@ -357,7 +358,7 @@ create_unreferenced(const PgsqKey *key, uint64 objid)
 
 	if (!pgsq_entry_created())
 	{
-		(void) pgsq_drop_entry(key->dbid, objid);
+		(void) pgsq_drop_entry(PGSQ_KEY_DBOID, objid);
 		return CREATE_REFUSED;
 	}
 	return CREATE_DONE;
@@ -421,7 +422,6 @@ request_gc_if_due(void)
 typedef struct AbsentMemo
 {
 	uint64		objid;
-	Oid			dbid;
 	uint64		created_plus_one;	/* created_entries + 1; 0: empty slot */
 } AbsentMemo;
 
@@ -429,23 +429,23 @@ static AbsentMemo absent_memo[PGSQ_ABSENT_MEMO_SIZE];
 
 /* Is this statement known to have no entry, as no entry was created since? */
 static inline bool
-known_absent(Oid dbid, uint64 objid)
+known_absent(uint64 objid)
 {
 	AbsentMemo *memo = &absent_memo[objid % PGSQ_ABSENT_MEMO_SIZE];
 
-	return memo->objid == objid && memo->dbid == dbid &&
+	return memo->objid == objid &&
 		memo->created_plus_one ==
 		pg_atomic_read_u64(&pgsq_state->created_entries) + 1;
 }
 
 /* Does this statement have an entry?  Remembers the answer "no" */
 static bool
-entry_exists(Oid dbid, uint64 objid)
+entry_exists(uint64 objid)
 {
 	AbsentMemo *memo = &absent_memo[objid % PGSQ_ABSENT_MEMO_SIZE];
 	uint64		created;
 
-	if (known_absent(dbid, objid))
+	if (known_absent(objid))
 		return false;
 
 	/*
@@ -453,10 +453,10 @@ entry_exists(Oid dbid, uint64 objid)
 	 * the hash, so one this lookup misses changes the count we remember.
 	 */
 	created = pg_atomic_read_u64(&pgsq_state->created_entries);
-	if (pgstat_get_entry_ref(PGSQ_STATS_KIND, dbid, objid, false, NULL) != NULL)
+	if (pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid, false,
+							 NULL) != NULL)
 		return true;
 	memo->objid = objid;
-	memo->dbid = dbid;
 	memo->created_plus_one = created + 1;
 	return false;
 }
@@ -562,11 +562,11 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 	 * A statement this backend has pending data for has a live entry unless
 	 * eviction or a reset dropped it: one local lookup, no look at the fill.
 	 */
-	if (with_pending && !known_absent(key->dbid, objid))
+	if (with_pending && !known_absent(objid))
 	{
 		PgStat_EntryRef *entry_ref;
 
-		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND, key->dbid,
+		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 											   objid);
 		if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
 			return remember_pending_ref(key, entry_ref);
@@ -579,7 +579,7 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 	 */
 	if (at_parse)
 	{
-		parse_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid,
+		parse_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
 										 false, NULL);
 		if (parse_ref != NULL && likely(!parse_ref->shared_entry->dropped))
 			return found_entry_ref(key, parse_ref);
@@ -588,7 +588,7 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 
 	/* at the bound, only statements that have an entry are counted */
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
-		(at_parse ? parse_ref == NULL : !entry_exists(key->dbid, objid)))
+		(at_parse ? parse_ref == NULL : !entry_exists(objid)))
 	{
 		count_refused();
 		return NULL;
@@ -600,7 +600,7 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 		bool		created;
 
 		if (with_pending)
-			entry_ref = pgstat_prep_pending_entry(PGSQ_STATS_KIND, key->dbid,
+			entry_ref = pgstat_prep_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 												  objid, &created);
 		else
 		{
@@ -609,7 +609,7 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 			if (at_parse)
 			{
 				entry_ref = looked_up ? parse_ref :
-					pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid, objid,
+					pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
 										 false, NULL);
 				looked_up = false;
 				if (entry_ref == NULL)
@@ -617,7 +617,7 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 					switch (create_unreferenced(key, objid))
 					{
 						case CREATE_DONE:
-							remember_fresh_entry(key->dbid, objid);
+							remember_fresh_entry(objid);
 							return NULL;
 						case CREATE_REFUSED:
 							count_refused();
@@ -630,7 +630,7 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 				}
 			}
 			if (entry_ref == NULL)
-				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, key->dbid,
+				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 												 objid, true, &created);
 		}
 		if (created && !init_new_entry(entry_ref, key))
@@ -640,7 +640,7 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 			return NULL;
 		}
 		if (created && at_parse)
-			remember_fresh_entry(key->dbid, objid);
+			remember_fresh_entry(objid);
 		if (likely(!entry_ref->shared_entry->dropped))
 			return found_entry_ref(key, entry_ref);
 
