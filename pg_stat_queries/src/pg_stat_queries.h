@@ -174,8 +174,8 @@ typedef struct PgsqSharedState
 	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
 	pg_atomic_uint32 resume_partition;	/* where the current pass rests */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
-	pg_atomic_uint32 texts_loaded;	/* texts were loaded at startup, and
-									 * not yet checked against the entries */
+	pg_atomic_uint32 restore_unchecked; /* the first client backend has yet
+										 * to check the restored entries */
 	int			text_tranche_id;
 	dshash_table_handle text_hash_handle;
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */
@@ -287,6 +287,7 @@ extern bool pgsq_qtext_store(const PgsqKey *key, const char *text, int len,
 extern char *pgsq_qtext_fetch(const PgsqKey *key, int *encoding);
 extern void pgsq_qtext_remove(const PgsqKey *key);
 extern void pgsq_qtext_remove_all(void);
+extern void pgsq_qtext_drop_orphans(void);
 extern void pgsq_qtext_init_backend(void);
 
 /* normalize.c */

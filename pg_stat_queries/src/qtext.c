@@ -146,12 +146,11 @@ qtext_detach(int code, Datum arg)
 /*
  * Remove the texts loaded at startup whose entries the statistics system
  * did not restore: it discards its whole file when any of it is damaged,
- * after our texts were loaded.  A text without an entry would hold memory
- * that no reset or eviction frees.  Keys are collected first, so that no
- * text lock is held while the statistics hash is looked up.
+ * after our texts were loaded.  Keys are collected first, so that no text
+ * lock is held while the statistics hash is looked up.
  */
-static void
-drop_texts_without_entries(void)
+void
+pgsq_qtext_drop_orphans(void)
 {
 	dshash_seq_status hstat;
 	TextEntry  *entry;
@@ -160,6 +159,7 @@ drop_texts_without_entries(void)
 	int			size = 64;
 	int			dropped = 0;
 
+	pgsq_qtext_attach();
 	keys = palloc(size * sizeof(TextKey));
 	dshash_seq_init(&hstat, text_hash, false);
 	while ((entry = dshash_seq_next(&hstat)) != NULL)
@@ -223,12 +223,6 @@ pgsq_qtext_attach(void)
 	/* while exiting, callers detach themselves */
 	if (!proc_exit_inprogress)
 		before_shmem_exit(qtext_detach, 0);
-
-	/* client backends start after the statistics were restored */
-	if (MyBackendType == B_BACKEND &&
-		pg_atomic_read_u32(&pgsq_state->texts_loaded) != 0 &&
-		pg_atomic_exchange_u32(&pgsq_state->texts_loaded, 0) != 0)
-		drop_texts_without_entries();
 }
 
 /* The text hash key of a statement */
@@ -508,7 +502,6 @@ load_texts_at_startup(void)
 
 	FreeFile(file);
 	unlink(PGSQ_TEXT_FILE);
-	pg_atomic_write_u32(&pgsq_state->texts_loaded, 1);
 	return;
 
 corrupt:
@@ -518,8 +511,6 @@ corrupt:
 					PGSQ_TEXT_FILE)));
 	FreeFile(file);
 	unlink(PGSQ_TEXT_FILE);
-	/* the texts read before the damage stay, if their entries do */
-	pg_atomic_write_u32(&pgsq_state->texts_loaded, 1);
 }
 
 /* Per-process setup: the startup process loads, the checkpointer saves */

@@ -67,11 +67,56 @@ PgStat_KindInfo pgsq_kind_info = {
 	.init_backend_cb = pgsq_init_backend_cb,
 };
 
-/* Per-backend setup done by the statistics system (all process types) */
+/* pgstat_drop_matching_entries callback: ours, keyed by a database */
+static bool
+keyed_by_database(PgStatShared_HashEntry *hent, Datum arg)
+{
+	int64	   *count = (int64 *) DatumGetPointer(arg);
+
+	if (hent->key.kind != PGSQ_STATS_KIND ||
+		hent->key.dboid == PGSQ_KEY_DBOID)
+		return false;
+	(*count)++;
+	return true;
+}
+
+/*
+ * Once after the statistics system restored its file, check what came back:
+ * entries keyed by their database were written by an earlier version, whose
+ * keys nothing looks up any more, and would show next to the new entries of
+ * the same statements; and texts whose entries were not restored (the file
+ * was damaged) would hold memory that nothing frees.
+ */
+static void
+check_restored(void)
+{
+	int64		dropped = 0;
+
+	pgstat_drop_matching_entries(keyed_by_database, PointerGetDatum(&dropped));
+	if (dropped > 0)
+	{
+		pgsq_entries_removed(dropped);
+		ereport(LOG,
+				(errmsg("pg_stat_queries discarded " INT64_FORMAT " statement entries saved by an earlier version",
+						dropped)));
+	}
+	pgsq_qtext_drop_orphans();
+}
+
+/*
+ * Per-backend setup done by the statistics system (all process types).  The
+ * first client backend checks the restored statistics: client backends
+ * start after the startup process restored them, on a primary as on a hot
+ * standby, and before any statement is tracked.
+ */
 static void
 pgsq_init_backend_cb(void)
 {
 	pgsq_qtext_init_backend();
+	if (MyBackendType == B_BACKEND && pgsq_state != NULL &&
+		pg_atomic_read_u32(&pgsq_state->restore_unchecked) != 0 &&
+		pg_atomic_exchange_u32(&pgsq_state->restore_unchecked, 0) != 0)
+		check_restored();
 }
 
 /*
@@ -154,7 +199,7 @@ pgsq_shmem_startup(void)
 		pg_atomic_init_u64(&pgsq_state->last_eviction_time, 0);
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
-		pg_atomic_init_u32(&pgsq_state->texts_loaded, 0);
+		pg_atomic_init_u32(&pgsq_state->restore_unchecked, 1);
 		pgsq_eviction_init(pgsq_state);
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
