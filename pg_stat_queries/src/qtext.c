@@ -451,6 +451,7 @@ load_texts_at_startup(void)
 	struct stat st;
 	char	   *buf = NULL;
 	int			bufsize = 0;
+	off_t		left;
 
 	/*
 	 * The statistics file exists only after a clean shutdown; without it
@@ -472,7 +473,13 @@ load_texts_at_startup(void)
 		return;
 	}
 
-	if (fread(&header, sizeof(header), 1, file) != 1 ||
+	/* every length read is checked against what is left of the file */
+	if (fstat(fileno(file), &st) != 0)
+		goto corrupt;
+	left = st.st_size;
+
+	if (left < (off_t) sizeof(header) ||
+		fread(&header, sizeof(header), 1, file) != 1 ||
 		header.magic != PGSQ_TEXT_FILE_MAGIC ||
 		header.version != PGSQ_TEXT_FILE_VERSION ||
 		header.pg_major != PG_VERSION_NUM / 100)
@@ -483,11 +490,18 @@ load_texts_at_startup(void)
 	pg_atomic_write_u64(&pgsq_state->evicted_entries, header.evicted_entries);
 	pg_atomic_write_u64(&pgsq_state->texts_missing, header.texts_missing);
 
-	while (fread(&rec, sizeof(rec), 1, file) == 1)
+	left -= sizeof(header);
+
+	while (left > 0)
 	{
-		if (rec.len < 0 || rec.len >= MaxAllocSize ||
+		if (left < (off_t) sizeof(rec) ||
+			fread(&rec, sizeof(rec), 1, file) != 1)
+			goto corrupt;
+		left -= sizeof(rec);
+		if (rec.len < 0 || rec.len > left || rec.len >= MaxAllocSize ||
 			!PG_VALID_BE_ENCODING(rec.encoding))
 			goto corrupt;
+		left -= rec.len;
 		if (rec.len + 1 > bufsize)
 		{
 			bufsize = Max(rec.len + 1, 2 * bufsize);
@@ -497,8 +511,6 @@ load_texts_at_startup(void)
 			goto corrupt;
 		(void) pgsq_qtext_store(&rec.key, buf, rec.len, rec.encoding, true);
 	}
-	if (!feof(file))
-		goto corrupt;
 
 	FreeFile(file);
 	unlink(PGSQ_TEXT_FILE);
