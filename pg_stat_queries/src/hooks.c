@@ -56,37 +56,69 @@ current_key(int64 queryid)
 }
 
 /*
+ * The text stored for the same statement at the other nesting level, for
+ * one that runs at a level it was not parsed at (a prepared statement run
+ * by EXPLAIN EXECUTE, a cached foreign-key check run at COMMIT).  It was
+ * normalized when it was stored.
+ */
+static char *
+sibling_text(const PgsqKey *key, int *len)
+{
+	PgsqKey		sibling = *key;
+	int			encoding;
+	char	   *text;
+
+	sibling.toplevel = !key->toplevel;
+	text = pgsq_qtext_fetch(&sibling, &encoding);
+	if (text != NULL)
+		*len = strlen(text);
+	return text;
+}
+
+/*
  * Store a statement's text unless one is stored already (is_new: its entry
- * was created just now, so none is).  With constant locations the text is
- * normalized: from jstate at parse analysis, and when the statement ends
- * from what parse analysis left for it (inflight.c).  Without them, it is
- * stored only if it contains no literal, so literal values never reach
- * shared memory.  Returns true if the text is stored.
+ * was created just now, so none is).  At parse analysis (jstate given) the
+ * text is normalized from the constant locations.  When the statement ends,
+ * it is normalized from what parse analysis left for it (inflight.c), else
+ * taken from the same statement at the other nesting level; failing both,
+ * it is stored only if it contains no literal, so literal values never
+ * reach shared memory.  Returns true if the text is stored.
  */
 static bool
 store_text(const PgsqKey *key, const char *source, int location, int len,
 		   JumbleState *jstate, bool is_new)
 {
 	const char *stmt = CleanQuerytext(source, &location, &len);
-	bool		stored = false;
-	int			norm_len;
+	const char *text = stmt;
+	int			text_len = len;
 	char	   *norm = NULL;
+	bool		stored;
 
-	if (jstate != NULL && jstate->clocations_count > 0)
-		norm = pgsq_normalize(jstate, stmt, location, len, &norm_len);
-	else if (jstate == NULL)
-		norm = pgsq_inflight_normalized(nesting_level, key->queryid, stmt,
-										location, len, &norm_len);
-
-	if (norm != NULL)
+	if (jstate != NULL)
 	{
-		stored = pgsq_qtext_store(key, norm, norm_len, GetDatabaseEncoding(),
-								  is_new);
-		pfree(norm);
+		if (jstate->clocations_count > 0)
+			norm = pgsq_normalize(jstate, stmt, location, len, &text_len);
 	}
-	else if (jstate != NULL || !pgsq_text_has_literals(stmt, len))
-		stored = pgsq_qtext_store(key, stmt, len, GetDatabaseEncoding(),
-								  is_new);
+	else
+	{
+		norm = pgsq_inflight_normalized(nesting_level, key->queryid, stmt,
+										location, len, &text_len);
+		if (norm == NULL && pgsq_text_has_literals(stmt, len))
+		{
+			norm = sibling_text(key, &text_len);
+			if (norm == NULL)
+				return false;
+		}
+	}
+	if (norm != NULL)
+		text = norm;
+	else
+		text_len = len;
+
+	stored = pgsq_qtext_store(key, text, text_len, GetDatabaseEncoding(),
+							  is_new);
+	if (norm != NULL)
+		pfree(norm);
 	return stored;
 }
 
@@ -139,6 +171,14 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		bool		stale;
 		PgStat_EntryRef *entry_ref = pgsq_parse_entry_ref(&key, &stale);
 
+		/*
+		 * Without constants, the text is the one that runs: stored when the
+		 * statement ends, as pg_stat_statements does, so that a statement
+		 * that fails leaves no text for a later spelling of the same one.
+		 */
+		if (jstate->clocations_count == 0)
+			return;
+
 		if (entry_ref != NULL)
 		{
 			/* once per batch of pending counts, as at execution */
@@ -181,7 +221,7 @@ record_statement(int64 queryid, const char *source, int location, int len,
 						&check_text);
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, source, location, len, NULL);
-	else if (parked && source != NULL)
+	else if ((parked || check_text) && source != NULL)
 		(void) store_text(&key, source, location, len, NULL, false);
 	pgsq_maybe_flush_busy();
 

@@ -310,10 +310,12 @@ unpark_at_exit(int code, Datum arg)
  * memory, to find or create its entry; if this backend has just created
  * it, that execution is merged right away.
  *
- * *check_text_out says whether the caller should see to the entry's text.
- * Once per batch of pending counts is enough: an entry left without text
- * because the executed text contains literals (see hooks.c) would otherwise
- * have that text scanned again on every execution.
+ * *check_text_out says whether the caller should see to the entry's text
+ * (also when NULL is returned for a fresh entry merged at once, whose text
+ * parse analysis did not store).  Once per batch of pending counts is
+ * enough: an entry left without text because the executed text contains
+ * literals (see hooks.c) would otherwise have that text scanned again on
+ * every execution.
  */
 PgsqSharedEntry *
 pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
@@ -329,27 +331,28 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 
 	/*
 	 * The first execution of an entry this backend just created: merged at
-	 * once.  Its text was looked after at parse analysis; should it not
-	 * have been stored, the next execution's pending data tries again.
+	 * once.  Parse analysis stored its text if it had constants; if not, the
+	 * text is the one that ran, and the caller stores it now.
 	 */
 	if (pgsq_is_fresh_entry(key))
 	{
 		PgsqCounters counters;
+		bool		text_stored;
 
 		memset(&counters, 0, sizeof(counters));
 		add_execution(&counters, phase, ms, rows, bufusage, walusage,
 					  jitusage, parallel_to_launch, parallel_launched);
-		if (pgsq_merge_fresh(key, &counters))
+		if (pgsq_merge_fresh(key, &counters, &text_stored))
 		{
 			*parked_out = false;
-			*check_text_out = false;
+			*check_text_out = !text_stored;
 			return NULL;
 		}
 	}
 
 	entry_ref = pgsq_entry_ref(key, true, &stale);
 	*parked_out = stale;
-	*check_text_out = true;
+	*check_text_out = false;
 	if (entry_ref == NULL)
 	{
 		static bool exit_callback_registered = false;

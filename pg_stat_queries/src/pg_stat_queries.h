@@ -236,7 +236,8 @@ extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 extern PgStat_EntryRef *pgsq_parse_entry_ref(const PgsqKey *key, bool *stale);
 extern bool pgsq_is_fresh_entry(const PgsqKey *key);
 extern void pgsq_fresh_entry_text_stored(void);
-extern bool pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters);
+extern bool pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
+							 bool *text_stored);
 extern void pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref);
 extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
 extern bool pgsq_is_live_entry(const PgStatShared_HashEntry *hent);

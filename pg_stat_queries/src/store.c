@@ -297,9 +297,11 @@ pgsq_shared_hash_key(Oid dbid, uint64 objid)
  * shared hash and held by its partition lock (shared) instead of by a
  * reference.  Returns false if it is not the fresh entry or if the entry
  * was dropped since: the caller then records the execution as usual.
+ * *text_stored says whether parse analysis stored the entry's text.
  */
 bool
-pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
+pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
+				 bool *text_stored)
 {
 	PgStat_HashKey hkey;
 	PgStatShared_HashEntry *hent;
@@ -308,6 +310,7 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
 	if (!pgsq_is_fresh_entry(key))
 		return false;
 	fresh_entry.valid = false;
+	*text_stored = fresh_entry.text_stored;
 	hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, fresh_entry.objid);
 	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
 	if (hent == NULL)

@@ -58,6 +58,26 @@ SELECT count(*) AS with_literal FROM pg_stat_queries
 SELECT pg_stat_queries_reset(0, 0, 0) IS NOT NULL AS self_reset;
 SELECT calls, query FROM pg_stat_queries ORDER BY query COLLATE "C";
 
+-- A statement without constants gets the text of the execution that ended,
+-- as in pg_stat_statements: one that fails leaves no text for it
+SELECT pg_stat_queries_reset() IS NOT NULL AS t;
+CREATE TABLE switch_t (a int);
+INSERT INTO switch_t VALUES (5);
+SELECT a / (a - a) FROM switch_t;
+TRUNCATE switch_t;
+select a / (a - a) from switch_t;
+SELECT calls, query FROM pg_stat_queries WHERE query ~* 'a - a' ORDER BY query COLLATE "C";
+
+-- A prepared statement run at another nesting level (EXPLAIN EXECUTE, with
+-- track = all) takes the normalized text of its top-level sibling
+PREPARE switch_prep(int) AS SELECT count(*) FROM switch_t WHERE a = $1 AND a <> 42;
+EXECUTE switch_prep(1);
+EXPLAIN (COSTS OFF) EXECUTE switch_prep(2);
+SELECT toplevel, calls, query FROM pg_stat_queries WHERE query ~ 'switch_t WHERE'
+ ORDER BY toplevel, query COLLATE "C";
+DEALLOCATE switch_prep;
+DROP TABLE switch_t;
+
 DROP FUNCTION switch_definer(int);
 DROP ROLE regress_switch_a;
 DROP ROLE regress_switch_b;
