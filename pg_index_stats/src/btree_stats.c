@@ -47,10 +47,10 @@ typedef struct BtreeTotals
 static double
 round_percentage(double value)
 {
-	char		text[64];
+	char		buf[64];
 
-	snprintf(text, sizeof(text), "%.2f", value);
-	return strtod(text, NULL);
+	snprintf(buf, sizeof(buf), "%.2f", value);
+	return strtod(buf, NULL);
 }
 
 /* Pull version, level and root out of the metapage held in "buf". */

@@ -31,7 +31,7 @@ pis_scan_begin(PisIndexScan *scan, Relation rel)
 	scan->range.last_exclusive = scan->nblocks;
 	scan->strategy = GetAccessStrategy(BAS_BULKREAD);
 
-	/*
+	/*----------
 	 * block_range_read_stream_cb never blocks nor takes locks, which is what
 	 * batch mode requires of a callback.  The whole range is wanted, so let
 	 * the stream ramp up to its full look-ahead distance at once.
@@ -53,6 +53,7 @@ pis_scan_begin(PisIndexScan *scan, Relation rel)
 	 * What did help is more I/O concurrency (io_workers and
 	 * effective_io_concurrency), which is the administrator's choice, so we
 	 * keep to the configured values rather than overriding them.
+	 *----------
 	 */
 	scan->stream = read_stream_begin_relation(READ_STREAM_FULL |
 											  READ_STREAM_USE_BATCHING,
