@@ -4,11 +4,17 @@ bench/callgrind.sh) left in OUT_DIR into results.md, README-snippet.md and
 tps_ratio.png (the chart only when matplotlib can be imported).
 
 Inputs in OUT_DIR: runs.tsv, mixed.tsv, env.txt, and optionally
-callgrind.tsv and server_errors.log.
+callgrind.tsv, server_errors.log and discussion.md.
+
+discussion.md is written by hand and never by a script: the reading of the
+figures lives there, so that rewriting results.md loses nothing.  When it
+exists, results.md links to it, and says so when its "<!-- run: COMMIT -->"
+line names another commit than this run's.
 """
 
 import csv
 import os
+import re
 import statistics
 import sys
 
@@ -69,6 +75,24 @@ def parse_waits(s):
 
 def fmt_tps(x):
     return f"{x:,.0f}"
+
+
+DISCUSSION = "discussion.md"
+
+
+def discussion_line(out_dir, commit):
+    """The line of results.md that points to the hand-written discussion, or None"""
+    path = os.path.join(out_dir, DISCUSSION)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        m = re.search(r"<!--\s*run:\s*(\S+)\s*-->", f.read())
+    line = (f"- Discussion of the figures, written by hand and kept apart from this generated file: "
+            f"[{DISCUSSION}]({DISCUSSION})")
+    this_run = commit.split()[0] if commit else ""
+    if m and this_run and m.group(1) != this_run:
+        line += f" (it discusses the run of commit {m.group(1)}, not this one)"
+    return line + "."
 
 
 def main():
@@ -135,6 +159,9 @@ def main():
                  "CPU = active without a wait event); \"top\" lists the most frequent events.")
     if env.get("smoke") == "1":
         lines.append("- **Smoke run**: tiny sizes and durations, numbers mean nothing.")
+    disc = discussion_line(out_dir, env.get("commit", ""))
+    if disc:
+        lines.append(disc)
     lines.append("")
 
     for w in workloads:

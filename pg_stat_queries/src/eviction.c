@@ -47,7 +47,12 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
+
+#include "eviction.h"
+#include "qtext.h"
+#include "settings.h"
+#include "store.h"
 
 #include "access/xact.h"
 #include "storage/shmem.h"
@@ -99,7 +104,7 @@ typedef struct Victim
 
 /*
  * Victims chosen ahead by a scan, oldest first, in shared memory.  Only the
- * backend that holds pgsq_state->sweeping reads or writes it.
+ * backend that holds sweep->sweeping reads or writes it.
  */
 typedef struct VictimQueue
 {
@@ -108,6 +113,23 @@ typedef struct VictimQueue
 	Victim		victims[PGSQ_VICTIM_QUEUE_SIZE];
 } VictimQueue;
 
+/* The sweep's shared state; all atomics but the queue (see above) */
+typedef struct SweepState
+{
+	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
+	pg_atomic_uint64 created_entries;	/* entries created so far */
+	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
+	pg_atomic_uint64 pass_evicted;	/* entries evicted by the current pass */
+	pg_atomic_uint32 gc_owed;	/* evictions since the sweep's last gc request */
+	pg_atomic_uint64 last_gc_request;	/* when the sweep last made one */
+	pg_atomic_uint64 last_pass_end; /* when the previous pass ended */
+	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
+	pg_atomic_uint32 resume_partition;	/* where the current pass rests */
+	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
+	VictimQueue victim_queue;
+} SweepState;
+
+static SweepState *sweep = NULL;
 static VictimQueue *victim_queue = NULL;
 
 /* The hard bound on the number of entries */
@@ -117,44 +139,44 @@ entry_bound(void)
 	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
 }
 
-/* Bytes of shared memory for the victim queue */
+/* Bytes of shared memory for the sweep's state and victim queue */
 Size
 pgsq_eviction_shmem_size(void)
 {
-	return sizeof(VictimQueue);
+	return sizeof(SweepState);
 }
 
-/* Create or find the victim queue (caller holds AddinShmemInitLock) */
+/* Create or find the sweep's state (caller holds AddinShmemInitLock) */
 void
 pgsq_eviction_shmem_startup(void)
 {
 	bool		found;
 
-	victim_queue = ShmemInitStruct("pg_stat_queries victims",
-								   sizeof(VictimQueue), &found);
-	if (!found)
-	{
-		victim_queue->head = 0;
-		victim_queue->count = 0;
-	}
+	sweep = ShmemInitStruct("pg_stat_queries sweep", sizeof(SweepState),
+							&found);
+	victim_queue = &sweep->victim_queue;
+	if (found)
+		return;
+	/* entries restored from disk are counted by the first pass */
+	pg_atomic_init_u64(&sweep->num_entries, PGSQ_COUNT_UNKNOWN);
+	pg_atomic_init_u64(&sweep->created_entries, 0);
+	pg_atomic_init_u32(&sweep->pass, 1);
+	pg_atomic_init_u64(&sweep->pass_evicted, 0);
+	pg_atomic_init_u32(&sweep->gc_owed, 0);
+	pg_atomic_init_u64(&sweep->last_gc_request, 0);
+	pg_atomic_init_u64(&sweep->last_pass_end, 0);
+	pg_atomic_init_u32(&sweep->last_pass_idle, 0);
+	pg_atomic_init_u32(&sweep->resume_partition, 0);
+	pg_atomic_init_u32(&sweep->sweeping, 0);
+	victim_queue->head = 0;
+	victim_queue->count = 0;
 }
 
-/* Shared state of the sweep, at shared memory creation */
-void
-pgsq_eviction_init(PgsqSharedState *state)
+/* Entries created so far, by any backend */
+uint64
+pgsq_created_entries(void)
 {
-	pg_atomic_init_u64(&state->refused, 0);
-	/* entries restored from disk are counted by the first pass */
-	pg_atomic_init_u64(&state->num_entries, PGSQ_COUNT_UNKNOWN);
-	pg_atomic_init_u32(&state->pass, 1);
-	pg_atomic_init_u64(&state->pass_evicted, 0);
-	pg_atomic_init_u64(&state->created_entries, 0);
-	pg_atomic_init_u32(&state->gc_owed, 0);
-	pg_atomic_init_u64(&state->last_gc_request, 0);
-	pg_atomic_init_u64(&state->last_pass_end, 0);
-	pg_atomic_init_u32(&state->last_pass_idle, 0);
-	pg_atomic_init_u32(&state->resume_partition, 0);
-	pg_atomic_init_u32(&state->sweeping, 0);
+	return pg_atomic_read_u64(&sweep->created_entries);
 }
 
 /*
@@ -168,8 +190,8 @@ pgsq_entry_created(void)
 {
 	uint64		count;
 
-	pg_atomic_add_fetch_u64(&pgsq_state->created_entries, 1);
-	count = pg_atomic_add_fetch_u64(&pgsq_state->num_entries, 1);
+	pg_atomic_add_fetch_u64(&sweep->created_entries, 1);
+	count = pg_atomic_add_fetch_u64(&sweep->num_entries, 1);
 	if (count > entry_bound() && count < PGSQ_COUNT_UNKNOWN / 2)
 	{
 		pgsq_entries_removed(1);
@@ -185,16 +207,16 @@ pgsq_entry_created(void)
 void
 pgsq_sweep_after_full_reset(void)
 {
-	pg_atomic_write_u64(&pgsq_state->pass_evicted, 0);
+	pg_atomic_write_u64(&sweep->pass_evicted, 0);
 }
 
 /* Note that a reset or eviction dropped entries; never below zero */
 void
 pgsq_entries_removed(int64 count)
 {
-	uint64		old = pg_atomic_read_u64(&pgsq_state->num_entries);
+	uint64		old = pg_atomic_read_u64(&sweep->num_entries);
 
-	while (!pg_atomic_compare_exchange_u64(&pgsq_state->num_entries, &old,
+	while (!pg_atomic_compare_exchange_u64(&sweep->num_entries, &old,
 										   old > (uint64) count ? old - count : 0))
 		;
 }
@@ -407,14 +429,14 @@ evict_queued(int wanted, bool *need_gc)
 static void
 request_gc_if_owed(bool pass_finished, TimestampTz now)
 {
-	if (pg_atomic_read_u32(&pgsq_state->gc_owed) == 0)
+	if (pg_atomic_read_u32(&sweep->gc_owed) == 0)
 		return;
 	if (!pass_finished &&
-		!TimestampDifferenceExceeds((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_gc_request),
+		!TimestampDifferenceExceeds((TimestampTz) pg_atomic_read_u64(&sweep->last_gc_request),
 									now, PGSQ_GC_REQUEST_INTERVAL_MS))
 		return;
-	pg_atomic_write_u32(&pgsq_state->gc_owed, 0);
-	pg_atomic_write_u64(&pgsq_state->last_gc_request, (uint64) now);
+	pg_atomic_write_u32(&sweep->gc_owed, 0);
+	pg_atomic_write_u64(&sweep->last_gc_request, (uint64) now);
 	pgstat_request_entry_refs_gc();
 }
 
@@ -431,7 +453,7 @@ count_evicted(int evicted, bool finished, TimestampTz now)
 	pg_atomic_write_u64(&pgsq_state->last_eviction_time, (uint64) now);
 	if (!finished)
 	{
-		pg_atomic_add_fetch_u64(&pgsq_state->pass_evicted, evicted);
+		pg_atomic_add_fetch_u64(&sweep->pass_evicted, evicted);
 		pgsq_entries_removed(evicted);
 	}
 }
@@ -448,10 +470,10 @@ count_evicted(int evicted, bool finished, TimestampTz now)
 static void
 sweep_slice(void)
 {
-	uint32		pass = pg_atomic_read_u32(&pgsq_state->pass);
-	int			resume = (int) pg_atomic_read_u32(&pgsq_state->resume_partition);
+	uint32		pass = pg_atomic_read_u32(&sweep->pass);
+	int			resume = (int) pg_atomic_read_u32(&sweep->resume_partition);
 	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 4);
-	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
+	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
 	uint64		low_water = (uint64) pgsq_max * PGSQ_SWEEP_STOP_PCT / 100;
 	bool		counting = count >= PGSQ_COUNT_UNKNOWN / 2;
 	int64		needed = (counting || count <= low_water) ? 0 :
@@ -478,7 +500,7 @@ sweep_slice(void)
 		{
 			now = GetCurrentTimestamp();
 			if (need_gc)
-				pg_atomic_write_u32(&pgsq_state->gc_owed, 1);
+				pg_atomic_write_u32(&sweep->gc_owed, 1);
 			request_gc_if_owed(false, now);
 			count_evicted(from_queue, false, now);
 			return;
@@ -496,7 +518,7 @@ sweep_slice(void)
 	victim_queue->count = 0;
 	victims = victim_queue->victims;
 	wanted = Min(slice, PGSQ_VICTIM_QUEUE_SIZE);
-	created_before = pg_atomic_read_u64(&pgsq_state->created_entries);
+	created_before = pg_atomic_read_u64(&sweep->created_entries);
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while ((hent = dshash_seq_next(&hstat)) != NULL)
@@ -520,7 +542,7 @@ sweep_slice(void)
 		if (processed == slice || nvictims == wanted)
 		{
 			finished = false;
-			pg_atomic_write_u32(&pgsq_state->resume_partition,
+			pg_atomic_write_u32(&sweep->resume_partition,
 								(uint32) hstat.curpartition);
 			break;
 		}
@@ -539,32 +561,32 @@ sweep_slice(void)
 
 	now = GetCurrentTimestamp();
 	if (need_gc)
-		pg_atomic_write_u32(&pgsq_state->gc_owed, 1);
+		pg_atomic_write_u32(&sweep->gc_owed, 1);
 	request_gc_if_owed(finished, now);
 	count_evicted(from_queue, false, now);
 	count_evicted(evict_now, finished, now);
 
 	if (finished)
 	{
-		uint64		pass_evicted = pg_atomic_read_u64(&pgsq_state->pass_evicted) + evict_now;
+		uint64		pass_evicted = pg_atomic_read_u64(&sweep->pass_evicted) + evict_now;
 
 		/*
 		 * Entries created during the scan may have landed in partitions it
 		 * had passed: count them all, so the count errs on the high side.
 		 * Queued victims are still live, and counted.
 		 */
-		uint64		created_meanwhile = pg_atomic_read_u64(&pgsq_state->created_entries) -
+		uint64		created_meanwhile = pg_atomic_read_u64(&sweep->created_entries) -
 			created_before;
 
-		pg_atomic_write_u64(&pgsq_state->num_entries,
+		pg_atomic_write_u64(&sweep->num_entries,
 							Max(live - evict_now, 0) + created_meanwhile);
 		pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
-		pg_atomic_write_u32(&pgsq_state->pass, pass + 1 == 0 ? 1 : pass + 1);
-		pg_atomic_write_u32(&pgsq_state->resume_partition, 0);
-		pg_atomic_write_u64(&pgsq_state->pass_evicted, 0);
-		pg_atomic_write_u32(&pgsq_state->last_pass_idle,
+		pg_atomic_write_u32(&sweep->pass, pass + 1 == 0 ? 1 : pass + 1);
+		pg_atomic_write_u32(&sweep->resume_partition, 0);
+		pg_atomic_write_u64(&sweep->pass_evicted, 0);
+		pg_atomic_write_u32(&sweep->last_pass_idle,
 							pass_evicted == 0);
-		pg_atomic_write_u64(&pgsq_state->last_pass_end, (uint64) now);
+		pg_atomic_write_u64(&sweep->last_pass_end, (uint64) now);
 	}
 }
 
@@ -575,8 +597,8 @@ try_sweep_slice(void)
 	uint32		idle = 0;
 
 	/* look before writing: the flag's cache line is shared by everybody */
-	if (pg_atomic_read_u32(&pgsq_state->sweeping) != 0 ||
-		!pg_atomic_compare_exchange_u32(&pgsq_state->sweeping, &idle, 1))
+	if (pg_atomic_read_u32(&sweep->sweeping) != 0 ||
+		!pg_atomic_compare_exchange_u32(&sweep->sweeping, &idle, 1))
 		return;
 	PG_TRY();
 	{
@@ -586,7 +608,7 @@ try_sweep_slice(void)
 	{
 		/* the next sweeper must see the victim queue as we leave it */
 		pg_write_barrier();
-		pg_atomic_write_u32(&pgsq_state->sweeping, 0);
+		pg_atomic_write_u32(&sweep->sweeping, 0);
 	}
 	PG_END_TRY();
 }
@@ -605,9 +627,9 @@ pass_may_go_on(uint64 count, bool nested)
 {
 	TimestampTz earliest;
 
-	if (count >= entry_bound() && !pg_atomic_read_u32(&pgsq_state->last_pass_idle))
+	if (count >= entry_bound() && !pg_atomic_read_u32(&sweep->last_pass_idle))
 		return true;
-	earliest = TimestampTzPlusMilliseconds((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_pass_end),
+	earliest = TimestampTzPlusMilliseconds((TimestampTz) pg_atomic_read_u64(&sweep->last_pass_end),
 										   pgsq_min_sweep_interval);
 	return GetCurrentStatementStartTimestamp() >= earliest ||
 		(nested && GetCurrentTimestamp() >= earliest);
@@ -617,7 +639,7 @@ pass_may_go_on(uint64 count, bool nested)
 void
 pgsq_maybe_sweep(bool nested)
 {
-	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
+	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
 
 	if (count < (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100 ||
 		!pass_may_go_on(count, nested))
@@ -634,12 +656,12 @@ bool
 pgsq_room_for_new_entry(bool nested)
 {
 	uint64		bound = entry_bound();
-	uint64		count = pg_atomic_read_u64(&pgsq_state->num_entries);
+	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
 
 	if (count < bound || count >= PGSQ_COUNT_UNKNOWN / 2)
 		return true;
 	if (!pass_may_go_on(count, nested))
 		return false;
 	try_sweep_slice();
-	return pg_atomic_read_u64(&pgsq_state->num_entries) < bound;
+	return pg_atomic_read_u64(&sweep->num_entries) < bound;
 }

@@ -10,7 +10,13 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
+
+#include "pending.h"
+#include "qtext.h"
+#include "refs.h"
+#include "scan.h"
+#include "settings.h"
 
 #include <math.h>
 
@@ -29,6 +35,16 @@
 
 /* Columns of pg_stat_queries_info() */
 #define PGSQ_INFO_COLS 10
+
+/* Error out from SQL functions when the library was not preloaded */
+static void
+require_store(void)
+{
+	if (!pgsq_store_ready())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_stat_queries must be loaded via \"shared_preload_libraries\"")));
+}
 
 PG_FUNCTION_INFO_V1(pg_stat_queries);
 PG_FUNCTION_INFO_V1(pg_stat_queries_reset);
@@ -85,7 +101,7 @@ pg_stat_queries(PG_FUNCTION_ARGS)
 	PgsqEntryData *entries;
 	int			count;
 
-	pgsq_require_store();
+	require_store();
 	pgsq_flush_own_pending();
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -190,7 +206,7 @@ pg_stat_queries_reset(PG_FUNCTION_ARGS)
 	PgsqResetFilter filter;
 	bool		minmax_only = PG_GETARG_BOOL(3);
 
-	pgsq_require_store();
+	require_store();
 	filter.userid = PG_GETARG_OID(0);
 	filter.dbid = PG_GETARG_OID(1);
 	filter.queryid = PG_GETARG_INT64(2);
@@ -209,7 +225,7 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 	TimestampTz stats_reset;
 	int			col = 0;
 
-	pgsq_require_store();
+	require_store();
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 

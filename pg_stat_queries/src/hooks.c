@@ -10,7 +10,17 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
+
+#include "eviction.h"
+#include "hooks.h"
+#include "inflight.h"
+#include "measure.h"
+#include "normalize.h"
+#include "pending.h"
+#include "qtext.h"
+#include "refs.h"
+#include "settings.h"
 
 #include "access/parallel.h"
 #include "executor/executor.h"

@@ -20,7 +20,10 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
+
+#include "inflight.h"
+#include "normalize.h"
 
 #include "utils/memutils.h"
 

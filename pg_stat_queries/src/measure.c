@@ -25,7 +25,9 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
+
+#include "measure.h"
 
 #include "access/xact.h"
 #include "utils/memutils.h"

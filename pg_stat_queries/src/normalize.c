@@ -10,7 +10,9 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
+
+#include "normalize.h"
 
 #include "common/int.h"
 #include "lib/stringinfo.h"

@@ -29,7 +29,14 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
+
+#include "counters.h"
+#include "eviction.h"
+#include "pending.h"
+#include "qtext.h"
+#include "refs.h"
+#include "store.h"
 
 #include "executor/instrument.h"
 #include "jit/jit.h"
@@ -71,6 +78,9 @@ typedef struct ParkedCounters
 static HTAB *parked = NULL;
 static TimestampTz first_parked = 0;
 
+static bool merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
+							 const PgsqCounters *counters, bool nowait);
+
 /* Drop keys whose pending data the statistics system already flushed */
 static void
 compact_pending_keys(void)
@@ -107,126 +117,6 @@ remember_pending_key(uint64 objid)
 	}
 	pending_keys[pending_count].objid = objid;
 	pending_count++;
-}
-
-/* Add one timing observation to local counters (Welford's method) */
-static void
-add_timing(PgsqCounters *c, int phase, double ms)
-{
-	int64		n = ++c->calls[phase];
-	double		old_mean = c->mean_time[phase];
-
-	c->total_time[phase] += ms;
-	if (n == 1)
-	{
-		c->min_time[phase] = ms;
-		c->max_time[phase] = ms;
-		c->mean_time[phase] = ms;
-		c->sum_var_time[phase] = 0.0;
-		return;
-	}
-	c->min_time[phase] = Min(c->min_time[phase], ms);
-	c->max_time[phase] = Max(c->max_time[phase], ms);
-	c->mean_time[phase] = old_mean + (ms - old_mean) / n;
-	c->sum_var_time[phase] += (ms - old_mean) * (ms - c->mean_time[phase]);
-}
-
-/* Add the I/O times of one execution to local counters */
-static void
-add_io_times(PgsqCounters *c, const BufferUsage *bufusage)
-{
-	c->shared_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_read_time);
-	c->shared_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_write_time);
-	c->local_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_read_time);
-	c->local_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_write_time);
-	c->temp_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_read_time);
-	c->temp_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_write_time);
-}
-
-/* Add the local and temporary block counts of one execution */
-static void
-add_local_temp_blocks(PgsqCounters *c, const BufferUsage *bufusage)
-{
-	c->local_blks_hit += bufusage->local_blks_hit;
-	c->local_blks_read += bufusage->local_blks_read;
-	c->local_blks_dirtied += bufusage->local_blks_dirtied;
-	c->local_blks_written += bufusage->local_blks_written;
-	c->temp_blks_read += bufusage->temp_blks_read;
-	c->temp_blks_written += bufusage->temp_blks_written;
-}
-
-/* Add one planning or execution of a statement to local counters */
-static void
-add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
-			  const BufferUsage *bufusage, const WalUsage *walusage,
-			  const JitInstrumentation *jitusage,
-			  int parallel_to_launch, int parallel_launched)
-{
-	add_timing(c, phase, ms);
-	if (phase == PGSQ_EXEC)
-	{
-		c->rows += rows;
-		c->last_executed = GetCurrentStatementStartTimestamp();
-	}
-
-	/*
-	 * Counters that most executions leave at zero are written only when
-	 * not: the pending data of a statement among many is often out of the
-	 * CPU's cache, and each line written costs a miss.
-	 */
-	if (bufusage)
-	{
-		c->shared_blks_hit += bufusage->shared_blks_hit;
-		if (bufusage->shared_blks_read | bufusage->shared_blks_dirtied |
-			bufusage->shared_blks_written)
-		{
-			c->shared_blks_read += bufusage->shared_blks_read;
-			c->shared_blks_dirtied += bufusage->shared_blks_dirtied;
-			c->shared_blks_written += bufusage->shared_blks_written;
-		}
-		if (bufusage->local_blks_hit | bufusage->local_blks_read |
-			bufusage->local_blks_dirtied | bufusage->local_blks_written |
-			bufusage->temp_blks_read | bufusage->temp_blks_written)
-			add_local_temp_blocks(c, bufusage);
-		/* I/O times are zero unless track_io_timing is on and I/O was done */
-		if (unlikely(!INSTR_TIME_IS_ZERO(bufusage->shared_blk_read_time) ||
-					 !INSTR_TIME_IS_ZERO(bufusage->shared_blk_write_time) ||
-					 !INSTR_TIME_IS_ZERO(bufusage->local_blk_read_time) ||
-					 !INSTR_TIME_IS_ZERO(bufusage->local_blk_write_time) ||
-					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_read_time) ||
-					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_write_time)))
-			add_io_times(c, bufusage);
-	}
-	if (walusage && (walusage->wal_records | walusage->wal_fpi |
-					 walusage->wal_bytes | walusage->wal_buffers_full))
-	{
-		c->wal_records += walusage->wal_records;
-		c->wal_fpi += walusage->wal_fpi;
-		c->wal_bytes += walusage->wal_bytes;
-		c->wal_buffers_full += walusage->wal_buffers_full;
-	}
-	if (jitusage)
-	{
-		c->jit_functions += jitusage->created_functions;
-		c->jit_generation_time += INSTR_TIME_GET_MILLISEC(jitusage->generation_counter);
-		if (INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter))
-			c->jit_inlining_count++;
-		c->jit_inlining_time += INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter);
-		if (INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter))
-			c->jit_optimization_count++;
-		c->jit_optimization_time += INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter);
-		if (INSTR_TIME_GET_MILLISEC(jitusage->emission_counter))
-			c->jit_emission_count++;
-		c->jit_emission_time += INSTR_TIME_GET_MILLISEC(jitusage->emission_counter);
-		if (INSTR_TIME_GET_MILLISEC(jitusage->deform_counter))
-			c->jit_deform_count++;
-		c->jit_deform_time += INSTR_TIME_GET_MILLISEC(jitusage->deform_counter);
-	}
-	if (parallel_to_launch | parallel_launched)
-	{
-		c->parallel_workers_to_launch += parallel_to_launch;
-		c->parallel_workers_launched += parallel_launched;
-	}
 }
 
 /* The parked counters of a statement, created empty if it has none */
@@ -282,7 +172,7 @@ unpark_all(void)
 		if (p->reset_count == reset_count)
 			entry_ref = pgsq_entry_ref(&p->key, false, NULL);
 		if (entry_ref != NULL)
-			(void) pgsq_merge_into_entry(entry_ref, &p->key, &p->counters,
+			(void) merge_into_entry(entry_ref, &p->key, &p->counters,
 										 false);
 		else if (pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 									  pgsq_objid(&p->key), false, NULL) == NULL)
@@ -340,7 +230,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 		bool		text_stored;
 
 		memset(&counters, 0, sizeof(counters));
-		add_execution(&counters, phase, ms, rows, bufusage, walusage,
+		pgsq_add_execution(&counters, phase, ms, rows, bufusage, walusage,
 					  jitusage, parallel_to_launch, parallel_launched);
 		if (pgsq_merge_fresh(key, &counters, &text_stored))
 		{
@@ -364,7 +254,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			before_shmem_exit(unpark_at_exit, (Datum) 0);
 			exit_callback_registered = true;
 		}
-		add_execution(park(key), phase, ms, rows, bufusage, walusage,
+		pgsq_add_execution(park(key), phase, ms, rows, bufusage, walusage,
 					  jitusage, parallel_to_launch, parallel_launched);
 		return NULL;
 	}
@@ -375,7 +265,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 		pending->listed = true;
 		remember_pending_key(entry_ref->shared_entry->key.objid);
 	}
-	add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
+	pgsq_add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
 				  jitusage, parallel_to_launch, parallel_launched);
 	*check_text_out = !pending->text_checked;
 	pending->text_checked = true;
@@ -399,8 +289,8 @@ pgsq_pending_text_checked(const PgStat_EntryRef *entry_ref)
  * Merge counters of a statement into its shared entry, under the entry
  * lock.  Returns false if nowait and the lock was not available.
  */
-bool
-pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
+static bool
+merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 					  const PgsqCounters *counters, bool nowait)
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
@@ -413,35 +303,6 @@ pgsq_merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 
 	pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
 	return true;
-}
-
-/*
- * Merge counters of a statement into its entry, whose lock the caller holds
- * exclusively.  Returns the calls the entry had before.
- */
-int64
-pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
-				  const PgsqCounters *counters)
-{
-	PgsqEntryData *data = &entry->data;
-	int64		calls_before = 0;
-
-	if (data->stats_since == 0)
-	{
-		TimestampTz now = GetCurrentTimestamp();
-
-		data->key = *key;
-		data->stats_since = now;
-		data->minmax_stats_since = now;
-	}
-
-	/* a 64-bit objid collision between two statements: keep the first */
-	if (pgsq_key_equals(&data->key, key))
-	{
-		calls_before = data->counters.calls[PGSQ_EXEC];
-		pgsq_merge_counters(data, counters);
-	}
-	return calls_before;
 }
 
 /*
@@ -462,7 +323,7 @@ pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait)
 	if (entry_ref->shared_entry->dropped)
 		return true;
 
-	return pgsq_merge_into_entry(entry_ref, &pending->key, &pending->counters,
+	return merge_into_entry(entry_ref, &pending->key, &pending->counters,
 								 nowait);
 }
 

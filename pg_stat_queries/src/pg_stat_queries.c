@@ -1,42 +1,174 @@
 /*-------------------------------------------------------------------------
  *
  * pg_stat_queries.c
- *		Module entry point: settings, statistics kind, shared memory, hooks.
+ *		Module entry point: wires the modules together.
  *
- * pg_stat_queries must be loaded through shared_preload_libraries.  When
- * it is not, CREATE EXTENSION still works and the SQL functions report
- * that the library is missing.
+ * Defines our kind of cumulative statistics with the callbacks the other
+ * modules implement, sizes and starts everyone's shared memory, and
+ * installs the settings and hooks.  pg_stat_queries must be loaded through
+ * shared_preload_libraries; when it is not, CREATE EXTENSION still works
+ * and the SQL functions report that the library is missing.
+ *
+ * Modules depend on each other in one direction, from top to bottom; a
+ * module includes the headers of modules below it only:
+ *
+ *	pg_stat_queries.c	this file: wiring
+ *	functions.c			SQL functions
+ *	hooks.c				planner, executor and utility hooks
+ *	pending.c			backend-local pending counters and their flush
+ *	refs.c, scan.c		references to entries; reading and resetting all
+ *	eviction.c			clock sweep within pg_stat_queries.max
+ *	qtext.c				query texts in shared memory
+ *	store.c				our entries in the statistics system's hash
+ *	counters.c, measure.c, inflight.c, normalize.c, settings.c	leaves
+ *	pg_stat_queries.h	types shared by several modules; compat.h
+ *
+ * docs/design.md explains the design and the locking rules.
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
 
+#include "eviction.h"
 #include "fmgr.h"
+#include "hooks.h"
 #include "miscadmin.h"
 #include "nodes/queryjumble.h"
+#include "pending.h"
+#include "qtext.h"
+#include "refs.h"
+#include "settings.h"
 #include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "store.h"
+#include "utils/timestamp.h"
 
 PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
+
+PgsqSharedState *pgsq_state = NULL;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
-/* shmem_request_hook: reserve what we need */
+static void pgsq_init_backend_cb(void);
+static bool pgsq_flush_static_cb(bool nowait);
+
+/* Our kind of cumulative statistics; write_to_file follows .save */
+static PgStat_KindInfo pgsq_kind_info = {
+	.name = "pg_stat_queries",
+	.fixed_amount = false,
+	.accessed_across_databases = true,
+	.write_to_file = true,
+	.shared_size = sizeof(PgsqSharedEntry),
+	.shared_data_off = offsetof(PgsqSharedEntry, data),
+	.shared_data_len = sizeof(((PgsqSharedEntry *) 0)->data),
+	.pending_size = sizeof(PgsqPending),
+	.flush_pending_cb = pgsq_flush_pending_cb,
+	.flush_static_cb = pgsq_flush_static_cb,
+	.init_backend_cb = pgsq_init_backend_cb,
+};
+
+/*
+ * Once after the statistics system restored its file, check what came back:
+ * entries keyed by their database were written by an earlier version, whose
+ * keys nothing looks up any more, and would show next to the new entries of
+ * the same statements; and texts whose entries were not restored (the file
+ * was damaged) would hold memory that nothing frees.
+ */
+static void
+check_restored(void)
+{
+	int64		dropped = pgsq_drop_foreign_entries();
+
+	if (dropped > 0)
+	{
+		pgsq_entries_removed(dropped);
+		ereport(LOG,
+				(errmsg("pg_stat_queries discarded " INT64_FORMAT " statement entries saved by an earlier version",
+						dropped)));
+	}
+	pgsq_qtext_drop_orphans();
+}
+
+/*
+ * Per-backend setup done by the statistics system (all process types).  The
+ * first client backend checks the restored statistics: client backends
+ * start after the startup process restored them, on a primary as on a hot
+ * standby, and before any statement is tracked.
+ */
+static void
+pgsq_init_backend_cb(void)
+{
+	pgsq_qtext_init_backend();
+	if (MyBackendType == B_BACKEND && pgsq_state != NULL &&
+		pg_atomic_read_u32(&pgsq_state->restore_unchecked) != 0 &&
+		pg_atomic_exchange_u32(&pgsq_state->restore_unchecked, 0) != 0)
+		check_restored();
+}
+
+/*
+ * Called by every flush of fixed statistics (when a backend goes idle, at
+ * most once a second, and at exit).  The checkpointer's last one comes
+ * right before it writes the statistics file at shutdown: the moment to
+ * free orphaned entries (see eviction.c).
+ */
+static bool
+pgsq_flush_static_cb(bool nowait)
+{
+	(void) nowait;
+	if (pgsq_state != NULL)
+		pgsq_flush_refused();
+	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
+		pgsq_free_all_orphans();
+	return false;
+}
+
+/* Fixed shared memory: our state with the text area, then the sweep's */
+static Size
+shmem_size(void)
+{
+	return add_size(pgsq_qtext_shmem_size(), pgsq_eviction_shmem_size());
+}
+
+/* shmem_request_hook: reserve what every module needs */
 static void
 pgsq_shmem_request_hook(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	pgsq_shmem_request();
+	RequestAddinShmemSpace(shmem_size());
+	RequestNamedLWLockTranche("pg_stat_queries", 1);
 }
 
-/* shmem_startup_hook: set up our fixed shared memory */
+/* shmem_startup_hook: create or find every module's shared memory */
 static void
 pgsq_shmem_startup_hook(void)
 {
+	bool		found;
+
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
-	pgsq_shmem_startup();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	pgsq_state = ShmemInitStruct("pg_stat_queries", pgsq_qtext_shmem_size(),
+								 &found);
+	if (!found)
+	{
+		pgsq_state->lock = &(GetNamedLWLockTranche("pg_stat_queries"))->lock;
+		pgsq_state->stats_reset = GetCurrentTimestamp();
+		pg_atomic_init_u64(&pgsq_state->dealloc, 0);
+		pg_atomic_init_u64(&pgsq_state->evicted_entries, 0);
+		pg_atomic_init_u64(&pgsq_state->texts_missing, 0);
+		pg_atomic_init_u64(&pgsq_state->text_bytes, 0);
+		pg_atomic_init_u64(&pgsq_state->last_eviction_time, 0);
+		pg_atomic_init_u64(&pgsq_state->refused, 0);
+		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
+		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
+		pg_atomic_init_u32(&pgsq_state->restore_unchecked, 1);
+	}
+	pgsq_qtext_shmem_init(pgsq_state, found);
+	pgsq_eviction_shmem_startup();
+	LWLockRelease(AddinShmemInitLock);
 }
 
 /* Module load */
@@ -49,8 +181,7 @@ _PG_init(void)
 	/* compute_query_id = auto computes query IDs only if somebody asks */
 	EnableQueryId();
 
-	pgsq_define_settings();
-	pgsq_kind_info.write_to_file = pgsq_save;
+	pgsq_define_settings(&pgsq_kind_info);
 	pgstat_register_kind(PGSQ_STATS_KIND, &pgsq_kind_info);
 
 	prev_shmem_request_hook = shmem_request_hook;

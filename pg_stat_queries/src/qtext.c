@@ -18,7 +18,11 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
+
+#include "qtext.h"
+#include "settings.h"
+#include "store.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -8,9 +8,11 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "pg_stat_queries.h"
+#include "postgres.h"
 
+#include "settings.h"
 #include "utils/guc.h"
+#include "utils/pgstat_internal.h"
 
 static const struct config_enum_entry track_level_options[] = {
 	{"none", PGSQ_TRACK_NONE, false},
@@ -27,17 +29,22 @@ bool		pgsq_save = true;
 int			pgsq_query_text_memory = 16 * 1024;
 int			pgsq_min_sweep_interval = 250;
 
+/* Our statistics kind, whose write_to_file follows .save */
+static PgStat_KindInfo *saved_kind = NULL;
+
 /* Keep the statistics file in step with .save: only saved kinds are written */
 static void
 assign_save(bool newval, void *extra)
 {
-	pgsq_kind_info.write_to_file = newval;
+	if (saved_kind != NULL)
+		saved_kind->write_to_file = newval;
 }
 
-/* Define the settings; called from _PG_init */
+/* Define the settings, and tie kind_info's file writing to .save; _PG_init */
 void
-pgsq_define_settings(void)
+pgsq_define_settings(PgStat_KindInfo *kind_info)
 {
+	saved_kind = kind_info;
 	DefineCustomIntVariable("pg_stat_queries.max",
 							"Sets the maximum number of statements tracked by pg_stat_queries.",
 							"Takes effect at reload: lowering it evicts the least used entries.",
@@ -109,4 +116,5 @@ pgsq_define_settings(void)
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pg_stat_queries");
+	kind_info->write_to_file = pgsq_save;
 }

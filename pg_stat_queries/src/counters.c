@@ -1,0 +1,256 @@
+/*-------------------------------------------------------------------------
+ *
+ * counters.c
+ *		Counter arithmetic: adding one execution, merging two summaries.
+ *
+ * Timing summaries are kept as count, total, min, max, mean and sum of
+ * squared deviations: one observation is added with Welford's method, and
+ * two summaries are merged with Chan et al.'s parallel formula, so pending
+ * counters can be merged into shared ones in any grouping with the same
+ * mean and variance as one pass over every observation.
+ *
+ * A leaf: depends on no other module of ours.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "counters.h"
+#include "utils/timestamp.h"
+
+/* Add one timing observation to local counters (Welford's method) */
+static void
+add_timing(PgsqCounters *c, int phase, double ms)
+{
+	int64		n = ++c->calls[phase];
+	double		old_mean = c->mean_time[phase];
+
+	c->total_time[phase] += ms;
+	if (n == 1)
+	{
+		c->min_time[phase] = ms;
+		c->max_time[phase] = ms;
+		c->mean_time[phase] = ms;
+		c->sum_var_time[phase] = 0.0;
+		return;
+	}
+	c->min_time[phase] = Min(c->min_time[phase], ms);
+	c->max_time[phase] = Max(c->max_time[phase], ms);
+	c->mean_time[phase] = old_mean + (ms - old_mean) / n;
+	c->sum_var_time[phase] += (ms - old_mean) * (ms - c->mean_time[phase]);
+}
+
+/* Add the I/O times of one execution to local counters */
+static void
+add_io_times(PgsqCounters *c, const BufferUsage *bufusage)
+{
+	c->shared_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_read_time);
+	c->shared_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_write_time);
+	c->local_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_read_time);
+	c->local_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->local_blk_write_time);
+	c->temp_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_read_time);
+	c->temp_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->temp_blk_write_time);
+}
+
+/* Add the local and temporary block counts of one execution */
+static void
+add_local_temp_blocks(PgsqCounters *c, const BufferUsage *bufusage)
+{
+	c->local_blks_hit += bufusage->local_blks_hit;
+	c->local_blks_read += bufusage->local_blks_read;
+	c->local_blks_dirtied += bufusage->local_blks_dirtied;
+	c->local_blks_written += bufusage->local_blks_written;
+	c->temp_blks_read += bufusage->temp_blks_read;
+	c->temp_blks_written += bufusage->temp_blks_written;
+}
+
+/* Add one planning or execution of a statement to local counters */
+void
+pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
+			  const BufferUsage *bufusage, const WalUsage *walusage,
+			  const JitInstrumentation *jitusage,
+			  int parallel_to_launch, int parallel_launched)
+{
+	add_timing(c, phase, ms);
+	if (phase == PGSQ_EXEC)
+	{
+		c->rows += rows;
+		c->last_executed = GetCurrentStatementStartTimestamp();
+	}
+
+	/*
+	 * Counters that most executions leave at zero are written only when
+	 * not: the pending data of a statement among many is often out of the
+	 * CPU's cache, and each line written costs a miss.
+	 */
+	if (bufusage)
+	{
+		c->shared_blks_hit += bufusage->shared_blks_hit;
+		if (bufusage->shared_blks_read | bufusage->shared_blks_dirtied |
+			bufusage->shared_blks_written)
+		{
+			c->shared_blks_read += bufusage->shared_blks_read;
+			c->shared_blks_dirtied += bufusage->shared_blks_dirtied;
+			c->shared_blks_written += bufusage->shared_blks_written;
+		}
+		if (bufusage->local_blks_hit | bufusage->local_blks_read |
+			bufusage->local_blks_dirtied | bufusage->local_blks_written |
+			bufusage->temp_blks_read | bufusage->temp_blks_written)
+			add_local_temp_blocks(c, bufusage);
+		/* I/O times are zero unless track_io_timing is on and I/O was done */
+		if (unlikely(!INSTR_TIME_IS_ZERO(bufusage->shared_blk_read_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->shared_blk_write_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->local_blk_read_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->local_blk_write_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_read_time) ||
+					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_write_time)))
+			add_io_times(c, bufusage);
+	}
+	if (walusage && (walusage->wal_records | walusage->wal_fpi |
+					 walusage->wal_bytes | walusage->wal_buffers_full))
+	{
+		c->wal_records += walusage->wal_records;
+		c->wal_fpi += walusage->wal_fpi;
+		c->wal_bytes += walusage->wal_bytes;
+		c->wal_buffers_full += walusage->wal_buffers_full;
+	}
+	if (jitusage)
+	{
+		c->jit_functions += jitusage->created_functions;
+		c->jit_generation_time += INSTR_TIME_GET_MILLISEC(jitusage->generation_counter);
+		if (INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter))
+			c->jit_inlining_count++;
+		c->jit_inlining_time += INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter);
+		if (INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter))
+			c->jit_optimization_count++;
+		c->jit_optimization_time += INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter);
+		if (INSTR_TIME_GET_MILLISEC(jitusage->emission_counter))
+			c->jit_emission_count++;
+		c->jit_emission_time += INSTR_TIME_GET_MILLISEC(jitusage->emission_counter);
+		if (INSTR_TIME_GET_MILLISEC(jitusage->deform_counter))
+			c->jit_deform_count++;
+		c->jit_deform_time += INSTR_TIME_GET_MILLISEC(jitusage->deform_counter);
+	}
+	if (parallel_to_launch | parallel_launched)
+	{
+		c->parallel_workers_to_launch += parallel_to_launch;
+		c->parallel_workers_launched += parallel_launched;
+	}
+}
+
+/* Merge one phase's timing summary with Chan et al.'s parallel algorithm */
+static void
+merge_phase(PgsqEntryData *dst, const PgsqCounters *src, int phase)
+{
+	int64		n_a = dst->counters.calls[phase];
+	int64		n_b = src->calls[phase];
+	double		n = (double) (n_a + n_b);
+	PgsqCounters *d = &dst->counters;
+
+	if (n_b == 0)
+		return;
+
+	if (n_a == 0)
+	{
+		d->mean_time[phase] = src->mean_time[phase];
+		d->sum_var_time[phase] = src->sum_var_time[phase];
+	}
+	else
+	{
+		double		delta = src->mean_time[phase] - d->mean_time[phase];
+
+		d->mean_time[phase] += delta * n_b / n;
+		d->sum_var_time[phase] += src->sum_var_time[phase] +
+			delta * delta * ((double) n_a * n_b / n);
+	}
+
+	if (!dst->minmax_valid[phase])
+	{
+		d->min_time[phase] = src->min_time[phase];
+		d->max_time[phase] = src->max_time[phase];
+		dst->minmax_valid[phase] = true;
+	}
+	else
+	{
+		d->min_time[phase] = Min(d->min_time[phase], src->min_time[phase]);
+		d->max_time[phase] = Max(d->max_time[phase], src->max_time[phase]);
+	}
+
+	d->calls[phase] += n_b;
+	d->total_time[phase] += src->total_time[phase];
+}
+
+/* Add pending counters to an entry's data; caller holds the entry lock */
+static void
+merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
+{
+	PgsqCounters *d = &dst->counters;
+
+	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
+		merge_phase(dst, src, phase);
+
+	d->rows += src->rows;
+	d->shared_blks_hit += src->shared_blks_hit;
+	d->shared_blks_read += src->shared_blks_read;
+	d->shared_blks_dirtied += src->shared_blks_dirtied;
+	d->shared_blks_written += src->shared_blks_written;
+	d->local_blks_hit += src->local_blks_hit;
+	d->local_blks_read += src->local_blks_read;
+	d->local_blks_dirtied += src->local_blks_dirtied;
+	d->local_blks_written += src->local_blks_written;
+	d->temp_blks_read += src->temp_blks_read;
+	d->temp_blks_written += src->temp_blks_written;
+	d->shared_blk_read_time += src->shared_blk_read_time;
+	d->shared_blk_write_time += src->shared_blk_write_time;
+	d->local_blk_read_time += src->local_blk_read_time;
+	d->local_blk_write_time += src->local_blk_write_time;
+	d->temp_blk_read_time += src->temp_blk_read_time;
+	d->temp_blk_write_time += src->temp_blk_write_time;
+	d->wal_records += src->wal_records;
+	d->wal_fpi += src->wal_fpi;
+	d->wal_bytes += src->wal_bytes;
+	d->wal_buffers_full += src->wal_buffers_full;
+	d->jit_functions += src->jit_functions;
+	d->jit_generation_time += src->jit_generation_time;
+	d->jit_inlining_count += src->jit_inlining_count;
+	d->jit_inlining_time += src->jit_inlining_time;
+	d->jit_optimization_count += src->jit_optimization_count;
+	d->jit_optimization_time += src->jit_optimization_time;
+	d->jit_emission_count += src->jit_emission_count;
+	d->jit_emission_time += src->jit_emission_time;
+	d->jit_deform_count += src->jit_deform_count;
+	d->jit_deform_time += src->jit_deform_time;
+	d->parallel_workers_to_launch += src->parallel_workers_to_launch;
+	d->parallel_workers_launched += src->parallel_workers_launched;
+	d->last_executed = Max(d->last_executed, src->last_executed);
+}
+
+/*
+ * Merge counters of a statement into its entry, whose lock the caller holds
+ * exclusively.  Returns the calls the entry had before.
+ */
+int64
+pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
+				  const PgsqCounters *counters)
+{
+	PgsqEntryData *data = &entry->data;
+	int64		calls_before = 0;
+
+	if (data->stats_since == 0)
+	{
+		TimestampTz now = GetCurrentTimestamp();
+
+		data->key = *key;
+		data->stats_since = now;
+		data->minmax_stats_since = now;
+	}
+
+	/* a 64-bit objid collision between two statements: keep the first */
+	if (pgsq_key_equals(&data->key, key))
+	{
+		calls_before = data->counters.calls[PGSQ_EXEC];
+		merge_counters(data, counters);
+	}
+	return calls_before;
+}

@@ -1,0 +1,23 @@
+/*-------------------------------------------------------------------------
+ *
+ * counters.h
+ *		Counter arithmetic (counters.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PGSQ_COUNTERS_H
+#define PGSQ_COUNTERS_H
+
+#include "pg_stat_queries.h"
+#include "executor/instrument.h"
+#include "jit/jit.h"
+
+extern void pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms,
+							   uint64 rows, const BufferUsage *bufusage,
+							   const WalUsage *walusage,
+							   const JitInstrumentation *jitusage,
+							   int parallel_to_launch, int parallel_launched);
+extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
+							   const PgsqCounters *counters);
+
+#endif							/* PGSQ_COUNTERS_H */

@@ -1,0 +1,28 @@
+/*-------------------------------------------------------------------------
+ *
+ * pending.h
+ *		Backend-local pending counters and their flush (pending.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PGSQ_PENDING_H
+#define PGSQ_PENDING_H
+
+#include "pg_stat_queries.h"
+#include "executor/instrument.h"
+#include "jit/jit.h"
+
+extern PgsqSharedEntry *pgsq_record(const PgsqKey *key, PgsqPhase phase,
+									double ms, uint64 rows,
+									const BufferUsage *bufusage,
+									const WalUsage *walusage,
+									const JitInstrumentation *jitusage,
+									int parallel_to_launch,
+									int parallel_launched,
+									bool *parked, bool *check_text);
+extern bool pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait);
+extern bool pgsq_pending_text_checked(const PgStat_EntryRef *entry_ref);
+extern void pgsq_flush_own_pending(void);
+extern void pgsq_maybe_flush_busy(void);
+
+#endif							/* PGSQ_PENDING_H */

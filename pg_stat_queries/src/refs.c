@@ -1,0 +1,463 @@
+/*-------------------------------------------------------------------------
+ *
+ * refs.c
+ *		This backend's references to shared entries, and what it remembers
+ *		to find them without a lookup.
+ *
+ * Backends keep a local cache of references to entries (the statistics
+ * system's), so looking up a known statement touches no shared memory.  On
+ * top of it: the reference used last, the entry this backend created last
+ * at parse analysis (its first execution is merged at once), and the
+ * statements known to have no entry while the table is at its bound.  A
+ * missing entry is created here, within the bound eviction.c keeps.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "counters.h"
+#include "eviction.h"
+#include "lib/dshash.h"
+#include "refs.h"
+#include "store.h"
+#include "utils/timestamp.h"
+
+/*
+ * Executions this backend refused since it last added them to the shared
+ * count, and the full reset they date from.  Counting each one in shared
+ * memory would write a line every backend reads, on a path a table at its
+ * bound takes for every statement it cannot track.
+ */
+static uint64 refused_here = 0;
+static uint64 refused_here_since_reset = 0;
+
+/* Count an execution refused because the table is at its bound */
+static void
+count_refused(void)
+{
+	uint64		full_resets = pg_atomic_read_u64(&pgsq_state->full_resets);
+
+	if (refused_here > 0 && refused_here_since_reset != full_resets)
+		refused_here = 0;		/* a full reset came since: it zeroed these */
+	refused_here_since_reset = full_resets;
+	refused_here++;
+	/* have the statistics system call pgsq_flush_static_cb */
+	pgstat_report_fixed = true;
+}
+
+/* Add this backend's refused executions to the shared count */
+void
+pgsq_flush_refused(void)
+{
+	if (refused_here == 0)
+		return;
+	if (refused_here_since_reset == pg_atomic_read_u64(&pgsq_state->full_resets))
+		pg_atomic_add_fetch_u64(&pgsq_state->refused, refused_here);
+	refused_here = 0;
+}
+
+/*
+ * The statement whose entry this backend created last at parse analysis,
+ * until it first executes.  The entry is created without a reference from
+ * this backend, and that first execution is merged straight into it, whose
+ * lock nobody else wants yet and whose lines are still in this CPU's cache:
+ * a statement run only once then costs no pending data, no reference to
+ * collect after its eviction and no merge into an entry gone cold.
+ */
+static struct
+{
+	bool		valid;
+	bool		text_stored;	/* its text was stored at parse analysis */
+	uint64		objid;
+}			fresh_entry;
+
+/* Remember the entry this backend just created at parse analysis */
+static void
+remember_fresh_entry(uint64 objid)
+{
+	fresh_entry.valid = true;
+	fresh_entry.text_stored = false;
+	fresh_entry.objid = objid;
+}
+
+/* Did this backend create the statement's entry and not run it since? */
+bool
+pgsq_is_fresh_entry(const PgsqKey *key)
+{
+	return fresh_entry.valid && fresh_entry.objid == pgsq_objid(key);
+}
+
+/* Note that the fresh entry's text is stored, for its first execution */
+void
+pgsq_fresh_entry_text_stored(void)
+{
+	fresh_entry.text_stored = true;
+}
+
+/*
+ * Merge the first execution of the fresh entry into it, looked up in the
+ * shared hash and held by its partition lock (shared) instead of by a
+ * reference.  Returns false if it is not the fresh entry or if the entry
+ * was dropped since: the caller then records the execution as usual.
+ * *text_stored says whether parse analysis stored the entry's text.
+ */
+bool
+pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
+				 bool *text_stored)
+{
+	PgStat_HashKey hkey;
+	PgStatShared_HashEntry *hent;
+	bool		merged = false;
+
+	if (!pgsq_is_fresh_entry(key))
+		return false;
+	fresh_entry.valid = false;
+	*text_stored = fresh_entry.text_stored;
+	hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, fresh_entry.objid);
+	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+	if (hent == NULL)
+		return false;
+	if (pgsq_is_live_entry(hent))
+	{
+		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
+		int64		calls_before;
+
+		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+		calls_before = pgsq_merge_locked(entry, key, counters);
+		LWLockRelease(&entry->header.lock);
+		if (fresh_entry.text_stored)
+			pg_atomic_write_u32(&entry->has_text, 1);
+		pgsq_entry_used(entry);
+		pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
+		merged = true;
+	}
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	return merged;
+}
+
+/*
+ * Give a newly created entry its key, so it can be found and evicted.
+ * Returns false, having dropped the entry again (and released entry_ref),
+ * if it would take the table past its bound.
+ */
+static bool
+init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
+{
+	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
+
+	if (!pgsq_entry_created())
+	{
+		/* this releases our reference too, and its pending data */
+		PgStat_HashKey hkey = entry_ref->shared_entry->key;
+
+		(void) pgsq_drop_entry(hkey.dboid, hkey.objid);
+		return false;
+	}
+
+	pgsq_start_entry(entry, key);
+	return true;
+}
+
+/*
+ * Create a statement's entry without a reference (store.c) and account for
+ * it; refused, and dropped again, if it would take the table past its bound.
+ */
+static PgsqCreateResult
+create_entry(const PgsqKey *key, uint64 objid)
+{
+	PgsqCreateResult result = pgsq_create_unreferenced(key, objid);
+
+	if (result == CREATE_DONE && !pgsq_entry_created())
+	{
+		(void) pgsq_drop_entry(PGSQ_KEY_DBOID, objid);
+		return CREATE_REFUSED;
+	}
+	return result;
+}
+
+/*
+ * Ask every backend to collect references to dropped entries, at most once
+ * per PGSQ_GC_REQUEST_INTERVAL_MS from this backend: each request makes
+ * every backend scan all of its references, and under eviction churn many
+ * backends find stale references at once.  The sweep makes requests of its
+ * own at the same rate or at the end of each pass, so stale references are
+ * often collected before this interval runs out.
+ */
+static bool
+request_gc_if_due(void)
+{
+	static TimestampTz last_request = 0;
+	TimestampTz now = GetCurrentStatementStartTimestamp();
+
+	if (!TimestampDifferenceExceeds(last_request, now,
+									PGSQ_GC_REQUEST_INTERVAL_MS))
+		return false;
+	last_request = now;
+	pgstat_request_entry_refs_gc();
+	return true;
+}
+
+/*
+ * Statements this backend found without an entry while the table was at its
+ * bound, each with the number of entries created so far at that moment.
+ * Until another entry is created anywhere, such a statement still has none,
+ * and a refused execution needs no lookup in the shared hash (which a miss
+ * costs, and with it an insertion and removal in the local cache).  A small
+ * direct-mapped table: a statement pushed out is merely looked up again.
+ */
+#define PGSQ_ABSENT_MEMO_SIZE 256
+
+typedef struct AbsentMemo
+{
+	uint64		objid;
+	uint64		created_plus_one;	/* created_entries + 1; 0: empty slot */
+} AbsentMemo;
+
+static AbsentMemo absent_memo[PGSQ_ABSENT_MEMO_SIZE];
+
+/* Is this statement known to have no entry, as no entry was created since? */
+static inline bool
+known_absent(uint64 objid)
+{
+	AbsentMemo *memo = &absent_memo[objid % PGSQ_ABSENT_MEMO_SIZE];
+
+	return memo->objid == objid &&
+		memo->created_plus_one ==
+		pgsq_created_entries() + 1;
+}
+
+/* Does this statement have an entry?  Remembers the answer "no" */
+static bool
+entry_exists(uint64 objid)
+{
+	AbsentMemo *memo = &absent_memo[objid % PGSQ_ABSENT_MEMO_SIZE];
+	uint64		created;
+
+	if (known_absent(objid))
+		return false;
+
+	/*
+	 * Read the count before looking: an entry is counted only after it is in
+	 * the hash, so one this lookup misses changes the count we remember.
+	 */
+	created = pgsq_created_entries();
+	if (pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid, false,
+							 NULL) != NULL)
+		return true;
+	memo->objid = objid;
+	memo->created_plus_one = created + 1;
+	return false;
+}
+
+/*
+ * The reference with pending data this backend used last, so that a
+ * statement run again and again skips even the local hash lookup.  Pending
+ * data keeps a reference from being collected, and the statistics system
+ * frees it only after our flush callback ran for it, which forgets the
+ * reference kept here, or when this backend drops entries, which makes it
+ * stale (pgsq_local_drops).
+ */
+static struct
+{
+	bool		valid;
+	uint64		local_drops;	/* pgsq_local_drops when remembered */
+	PgsqKey		key;
+	PgStat_EntryRef *entry_ref;
+}			last_pending;
+
+/* Forget the last reference with pending data, if it is this one (or NULL) */
+void
+pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref)
+{
+	if (entry_ref == NULL || entry_ref == last_pending.entry_ref)
+		last_pending.valid = false;
+}
+
+/* Is this the statement whose reference with pending data was used last? */
+static inline bool
+is_last_pending(const PgsqKey *key)
+{
+	return last_pending.valid && last_pending.local_drops == pgsq_local_drops &&
+		pgsq_key_equals(&last_pending.key, key);
+}
+
+/* Remember a reference with pending data as the last one used */
+static inline PgStat_EntryRef *
+remember_pending_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
+{
+	Assert(entry_ref->pending != NULL);
+	last_pending.valid = true;
+	last_pending.local_drops = pgsq_local_drops;
+	last_pending.key = *key;
+	last_pending.entry_ref = entry_ref;
+	return entry_ref;
+}
+
+/*
+ * A live reference found for a statement: remembered if it has pending
+ * data, so that at parse analysis too the execution that follows finds it
+ * without a lookup.
+ */
+static inline PgStat_EntryRef *
+found_entry_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
+{
+	return entry_ref->pending != NULL ?
+		remember_pending_ref(key, entry_ref) : entry_ref;
+}
+
+/*
+ * This backend's reference to a statement's entry, created if needed, with
+ * pending data allocated if asked; at parse analysis (at_parse) a missing
+ * entry is created without a reference and NULL is returned (see
+ * pgsq_create_unreferenced).  A cached reference may point to an entry
+ * that a reset or eviction dropped; the statistics system keeps such a
+ * reference while it has pending data, so counts would keep going to the
+ * dropped entry.  Discard that data (it belongs to the dropped past), have
+ * the reference collected, and look again to find or create a live entry.
+ *
+ * If the reference cannot be collected right now (see request_gc_if_due)
+ * and the caller passed "stale", set *stale and return NULL: the caller
+ * keeps its counts aside until the reference is gone (pending.c).  With
+ * stale == NULL, collection is requested unconditionally.  NULL without
+ * *stale means the table is at its bound: the execution is refused.
+ */
+static PgStat_EntryRef *
+entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
+				   bool *stale)
+{
+	uint64		objid;
+	PgStat_EntryRef *parse_ref = NULL;
+	bool		looked_up = false;
+
+	if (stale != NULL)
+		*stale = false;
+
+	/* the statement run last by this backend, most likely run again */
+	if (is_last_pending(key) &&
+		likely(!last_pending.entry_ref->shared_entry->dropped))
+		return last_pending.entry_ref;
+	objid = pgsq_objid(key);
+
+	/*
+	 * A statement this backend has pending data for has a live entry unless
+	 * eviction or a reset dropped it: one local lookup, no look at the fill.
+	 */
+	if (with_pending && !known_absent(objid))
+	{
+		PgStat_EntryRef *entry_ref;
+
+		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+											   objid);
+		if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+			return remember_pending_ref(key, entry_ref);
+	}
+
+	/*
+	 * At parse analysis, a statement this backend references needs no look
+	 * at the fill either, whose counter every new entry and eviction writes:
+	 * one local lookup, whose miss the creation below reuses.
+	 */
+	if (at_parse)
+	{
+		parse_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
+										 false, NULL);
+		if (parse_ref != NULL && likely(!parse_ref->shared_entry->dropped))
+			return found_entry_ref(key, parse_ref);
+		looked_up = true;
+	}
+
+	/* at the bound, only statements that have an entry are counted */
+	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
+		(at_parse ? parse_ref == NULL : !entry_exists(objid)))
+	{
+		count_refused();
+		return NULL;
+	}
+
+	for (;;)
+	{
+		PgStat_EntryRef *entry_ref;
+		bool		created;
+
+		if (with_pending)
+			entry_ref = pgstat_prep_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+												  objid, &created);
+		else
+		{
+			entry_ref = NULL;
+			created = false;
+			if (at_parse)
+			{
+				entry_ref = looked_up ? parse_ref :
+					pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
+										 false, NULL);
+				looked_up = false;
+				if (entry_ref == NULL)
+				{
+					switch (create_entry(key, objid))
+					{
+						case CREATE_DONE:
+							remember_fresh_entry(objid);
+							return NULL;
+						case CREATE_REFUSED:
+							count_refused();
+							return NULL;
+						case CREATE_EXISTS:
+							continue;
+						case CREATE_DROPPED:
+							break;
+					}
+				}
+			}
+			if (entry_ref == NULL)
+				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+												 objid, true, &created);
+		}
+		if (created && !init_new_entry(entry_ref, key))
+		{
+			/* others filled the table first: refused */
+			count_refused();
+			return NULL;
+		}
+		if (created && at_parse)
+			remember_fresh_entry(objid);
+		if (likely(!entry_ref->shared_entry->dropped))
+			return found_entry_ref(key, entry_ref);
+
+		if (entry_ref->pending != NULL)
+		{
+			pgsq_forget_pending_ref(entry_ref);
+			pgstat_delete_pending_entry(entry_ref);
+		}
+		if (stale == NULL)
+			pgstat_request_entry_refs_gc();
+		else if (!request_gc_if_due())
+		{
+			*stale = true;
+			return NULL;
+		}
+	}
+}
+
+/*
+ * This backend's reference to a statement's entry, created if needed, with
+ * pending data allocated if asked; see entry_ref_internal.
+ */
+PgStat_EntryRef *
+pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
+{
+	return entry_ref_internal(key, with_pending, false, stale);
+}
+
+/*
+ * At parse analysis: this backend's reference to a statement's existing
+ * entry, or NULL.  A missing entry is created without a reference (then
+ * pgsq_is_fresh_entry is true and NULL is returned); see entry_ref_internal
+ * for *stale.
+ */
+PgStat_EntryRef *
+pgsq_parse_entry_ref(const PgsqKey *key, bool *stale)
+{
+	return entry_ref_internal(key, false, true, stale);
+}

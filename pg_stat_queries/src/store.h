@@ -1,0 +1,36 @@
+/*-------------------------------------------------------------------------
+ *
+ * store.h
+ *		Our entries in the statistics system's shared hash (store.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PGSQ_STORE_H
+#define PGSQ_STORE_H
+
+#include "pg_stat_queries.h"
+#include "lib/dshash.h"
+
+/* Outcome of creating an entry without a reference */
+typedef enum PgsqCreateResult
+{
+	CREATE_DONE,
+	CREATE_EXISTS,				/* another backend was faster */
+	CREATE_REFUSED,				/* no memory (or, for callers, no room) */
+	CREATE_DROPPED,				/* a dropped entry is in the way */
+} PgsqCreateResult;
+
+extern uint64 pgsq_local_drops;
+
+extern uint64 pgsq_objid(const PgsqKey *key);
+extern PgStat_HashKey pgsq_shared_hash_key(Oid dbid, uint64 objid);
+extern bool pgsq_is_live_entry(const PgStatShared_HashEntry *hent);
+extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
+extern PgsqSharedEntry *pgsq_scan_next_entry(dshash_seq_status *hstat);
+extern void pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key);
+extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
+												 uint64 objid);
+extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
+extern int64 pgsq_drop_foreign_entries(void);
+
+#endif							/* PGSQ_STORE_H */
