@@ -68,9 +68,9 @@ add_local_temp_blocks(PgsqCounters *c, const BufferUsage *bufusage)
 /* Add one planning or execution of a statement to local counters */
 void
 pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
-			  const BufferUsage *bufusage, const WalUsage *walusage,
-			  const JitInstrumentation *jitusage,
-			  int parallel_to_launch, int parallel_launched)
+				   const BufferUsage *bufusage, const WalUsage *walusage,
+				   const JitInstrumentation *jitusage,
+				   int parallel_to_launch, int parallel_launched)
 {
 	add_timing(c, phase, ms);
 	if (phase == PGSQ_EXEC)
@@ -80,9 +80,9 @@ pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 	}
 
 	/*
-	 * Counters that most executions leave at zero are written only when
-	 * not: the pending data of a statement among many is often out of the
-	 * CPU's cache, and each line written costs a miss.
+	 * Counters that most executions leave at zero are written only when not:
+	 * the pending data of a statement among many is often out of the CPU's
+	 * cache, and each line written costs a miss.
 	 */
 	if (bufusage)
 	{

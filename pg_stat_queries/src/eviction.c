@@ -508,10 +508,9 @@ sweep_slice(void)
 	}
 
 	/*
-	 * The queue is empty now (a first pass after startup did not look at
-	 * it, but never fills it either): the scan chooses victims right into
-	 * it, as many as it holds, evicts this slice's share and leaves the
-	 * rest.
+	 * The queue is empty now (a first pass after startup did not look at it,
+	 * but never fills it either): the scan chooses victims right into it, as
+	 * many as it holds, evicts this slice's share and leaves the rest.
 	 */
 	Assert(counting || victim_queue->count == 0);
 	victim_queue->head = 0;
@@ -530,9 +529,9 @@ sweep_slice(void)
 		/*
 		 * The scan goes partition by partition, and earlier slices of this
 		 * pass have visited the partitions before the one the last stopped
-		 * in: skip those without touching the entries, whose memory is
-		 * likely out of this CPU's cache.  (One created there since then
-		 * waits for the next pass, like any entry the hand has passed.)
+		 * in: skip those without touching the entries, whose memory is likely
+		 * out of this CPU's cache.  (One created there since then waits for
+		 * the next pass, like any entry the hand has passed.)
 		 */
 		if (hstat.curpartition < resume)
 			continue;

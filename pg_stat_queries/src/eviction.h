@@ -18,7 +18,7 @@ extern void pgsq_entries_removed(int64 count);
 extern void pgsq_sweep_after_full_reset(void);
 extern bool pgsq_room_for_new_entry(bool nested);
 extern void pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls,
-							  int64 calls_before);
+							 int64 calls_before);
 extern void pgsq_entry_used(PgsqSharedEntry *entry);
 extern void pgsq_maybe_sweep(bool nested);
 extern void pgsq_free_all_orphans(void);

@@ -76,13 +76,13 @@ sibling_text(const PgsqKey *key, int *len)
 {
 	PgsqKey		sibling = *key;
 	int			encoding;
-	char	   *text;
+	char	   *stored_text;
 
 	sibling.toplevel = !key->toplevel;
-	text = pgsq_qtext_fetch(&sibling, &encoding);
-	if (text != NULL)
-		*len = strlen(text);
-	return text;
+	stored_text = pgsq_qtext_fetch(&sibling, &encoding);
+	if (stored_text != NULL)
+		*len = strlen(stored_text);
+	return stored_text;
 }
 
 /*
@@ -99,7 +99,7 @@ store_text(const PgsqKey *key, const char *source, int location, int len,
 		   JumbleState *jstate, bool is_new)
 {
 	const char *stmt = CleanQuerytext(source, &location, &len);
-	const char *text = stmt;
+	const char *chosen = stmt;
 	int			text_len = len;
 	char	   *norm = NULL;
 	bool		stored;
@@ -121,11 +121,11 @@ store_text(const PgsqKey *key, const char *source, int location, int len,
 		}
 	}
 	if (norm != NULL)
-		text = norm;
+		chosen = norm;
 	else
 		text_len = len;
 
-	stored = pgsq_qtext_store(key, text, text_len, GetDatabaseEncoding(),
+	stored = pgsq_qtext_store(key, chosen, text_len, GetDatabaseEncoding(),
 							  is_new);
 	if (norm != NULL)
 		pfree(norm);

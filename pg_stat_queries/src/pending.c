@@ -173,7 +173,7 @@ unpark_all(void)
 			entry_ref = pgsq_entry_ref(&p->key, false, NULL);
 		if (entry_ref != NULL)
 			(void) merge_into_entry(entry_ref, &p->key, &p->counters,
-										 false);
+									false);
 		else if (pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 									  pgsq_objid(&p->key), false, NULL) == NULL)
 			pgsq_qtext_remove(&p->key);
@@ -231,7 +231,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 
 		memset(&counters, 0, sizeof(counters));
 		pgsq_add_execution(&counters, phase, ms, rows, bufusage, walusage,
-					  jitusage, parallel_to_launch, parallel_launched);
+						   jitusage, parallel_to_launch, parallel_launched);
 		if (pgsq_merge_fresh(key, &counters, &text_stored))
 		{
 			*parked_out = false;
@@ -255,7 +255,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			exit_callback_registered = true;
 		}
 		pgsq_add_execution(park(key), phase, ms, rows, bufusage, walusage,
-					  jitusage, parallel_to_launch, parallel_launched);
+						   jitusage, parallel_to_launch, parallel_launched);
 		return NULL;
 	}
 	pending = (PgsqPending *) entry_ref->pending;
@@ -266,7 +266,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 		remember_pending_key(entry_ref->shared_entry->key.objid);
 	}
 	pgsq_add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
-				  jitusage, parallel_to_launch, parallel_launched);
+					   jitusage, parallel_to_launch, parallel_launched);
 	*check_text_out = !pending->text_checked;
 	pending->text_checked = true;
 	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
@@ -291,7 +291,7 @@ pgsq_pending_text_checked(const PgStat_EntryRef *entry_ref)
  */
 static bool
 merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
-					  const PgsqCounters *counters, bool nowait)
+				 const PgsqCounters *counters, bool nowait)
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	int64		calls_before;
@@ -324,7 +324,7 @@ pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait)
 		return true;
 
 	return merge_into_entry(entry_ref, &pending->key, &pending->counters,
-								 nowait);
+							nowait);
 }
 
 /* Try to merge every listed statement's pending counters */

@@ -131,8 +131,8 @@ typedef struct PgsqEntryData
 {
 	PgsqKey		key;
 	PgsqCounters counters;
-	bool		minmax_valid[PGSQ_NUM_PHASES];	/* false until first merge, and
-												 * after a min/max reset */
+	bool		minmax_valid[PGSQ_NUM_PHASES];	/* false until first merge,
+												 * and after a min/max reset */
 	TimestampTz stats_since;
 	TimestampTz minmax_stats_since;
 } PgsqEntryData;
@@ -164,8 +164,8 @@ typedef struct PgsqSharedState
 								 * backends add theirs in batches */
 	pg_atomic_uint64 reset_count;	/* resets that dropped entries so far */
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
-	pg_atomic_uint32 restore_unchecked; /* the first client backend has yet
-										 * to check the restored entries */
+	pg_atomic_uint32 restore_unchecked; /* the first client backend has yet to
+										 * check the restored entries */
 	int			text_tranche_id;
 	dshash_table_handle text_hash_handle;
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */

@@ -41,7 +41,7 @@
 
 #define PGSQ_TEXT_FILE "pg_stat/pg_stat_queries.texts"
 #define PGSQ_TEXT_FILE_TMP PGSQ_TEXT_FILE ".tmp"
-#define PGSQ_TEXT_FILE_MAGIC 0x50475351	/* "PGSQ" */
+#define PGSQ_TEXT_FILE_MAGIC 0x50475351 /* "PGSQ" */
 #define PGSQ_TEXT_FILE_VERSION 1
 
 /* Key of the text hash: fixed layout, no padding */
@@ -458,8 +458,8 @@ load_texts_at_startup(void)
 	off_t		left;
 
 	/*
-	 * The statistics file exists only after a clean shutdown; without it
-	 * the entries are gone, and so must their texts be.
+	 * The statistics file exists only after a clean shutdown; without it the
+	 * entries are gone, and so must their texts be.
 	 */
 	if (!pgsq_save || stat(PGSTAT_STAT_PERMANENT_FILENAME, &st) != 0)
 	{

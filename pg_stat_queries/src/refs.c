@@ -354,9 +354,9 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 	}
 
 	/*
-	 * At parse analysis, a statement this backend references needs no look
-	 * at the fill either, whose counter every new entry and eviction writes:
-	 * one local lookup, whose miss the creation below reuses.
+	 * At parse analysis, a statement this backend references needs no look at
+	 * the fill either, whose counter every new entry and eviction writes: one
+	 * local lookup, whose miss the creation below reuses.
 	 */
 	if (at_parse)
 	{

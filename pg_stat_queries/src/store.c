@@ -43,7 +43,7 @@ pgsq_shared_hash_key(Oid dbid, uint64 objid)
 {
 	PgStat_HashKey hkey;
 
-	memset(&hkey, 0, sizeof(hkey));	/* no padding today, but hashed whole */
+	memset(&hkey, 0, sizeof(hkey)); /* no padding today, but hashed whole */
 	hkey.kind = PGSQ_STATS_KIND;
 	hkey.dboid = dbid;
 	hkey.objid = objid;
