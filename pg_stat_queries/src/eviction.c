@@ -3,47 +3,12 @@
  * eviction.c
  *		Keeping the number of entries near pg_stat_queries.max: clock sweep.
  *
- * Every entry has a small usage count.  An execution that finds it at zero
- * sets it to one, and a backend merging executions of a statement that has
- * run more than once raises it (so at most about once a second per backend
- * that runs the statement), up to a cap.  A sweep pass visits every entry
- * once: an entry whose count is zero is evicted, any other loses one.  An
- * entry is never evicted on its first visit, so a new statement survives at
- * least one whole pass, and a statement run at least once between two
- * visits is never evicted.
- *
- * Sweeping starts when the table is 95% full, so new statements find room,
- * and stops as soon as it is back to 90%: the hand then rests where it is
- * and the pass goes on from there next time, so entries age with the
- * arrival of new statements, not with each slice.  Below the bound (see
- * below), a pass begins no sooner than pg_stat_queries.min_sweep_interval
- * after the previous one ended, so the visits of an entry are at least that
- * far apart and a statement run more often keeps its entry.  At the bound,
- * a pass waits that long only if the previous one evicted nothing: every
- * entry was then new or in use, and new statements had better wait than
- * evict them.  Without this, a pass over young entries that finds nothing
- * to evict ends in a few milliseconds, and the next one evicts statements
- * run many times a second.  A heavy stream of new statements may thus run
- * into the bound more often, and some of them are not tracked, where
- * otherwise they would be evicted after their first execution.
- *
- * A pass is cut into slices of bounded size; any backend that finishes a
- * statement while the table is that full runs one slice, unless another
- * backend is already sweeping: nobody ever waits for a sweep.  A slice
- * holds one partition lock (shared) at a time, and each eviction one
- * partition lock exclusively, so executing queries never wait for the O(n)
- * part.
- *
- * A scan cannot start in the middle of the shared hash: to resume the pass
- * it walks again over the partitions earlier slices visited, which under a
- * stream of new statements cost more than the visits themselves.  So a scan
- * chooses victims for several slices at once and queues those its own slice
- * does not need; the next slices evict from the queue without scanning,
- * each victim looked up again first and spared if it was used since.
- *
- * The table may outgrow max while slices catch up, but not beyond
- * max + 5%: at that bound a statement without an entry is not tracked (and
- * counted as refused) until sweeping has made room.
+ * Every entry has a small usage count that executions raise; a pass of the
+ * sweep evicts the entries at zero and lowers the others.  Sweeping starts
+ * at 95% of max and stops at 90%, in bounded slices that any backend ending
+ * a statement may run and nobody waits for; at max + 5% statements without
+ * an entry are not tracked until there is room.  docs/design.md ("Eviction:
+ * the clock sweep") explains passes, slices, the victim queue and orphans.
  *
  *-------------------------------------------------------------------------
  */

@@ -3,29 +3,13 @@
  * pending.c
  *		Backend-local pending counters and their flush into the shared store.
  *
- * Every execution adds to this backend's pending data for the statement
- * (PgStat_EntryRef->pending), which lives in local memory: the execution
- * path of a known statement takes no lock, and writes shared memory only to
- * mark an entry used that eviction has aged to zero (eviction.c).  The one
- * exception is the first execution of an entry this backend has just
- * created, which is merged into it at once (store.c, pgsq_fresh_entry_ref).
- * Pending data is merged into the shared entry
- *	- by the statistics system when the backend goes idle (at most once a
- *	  second, and within ten seconds after the last statement) and at exit;
- *	- by us, at most once a second while a backend stays inside a long
- *	  transaction, since the statistics system waits for its end;
- *	- by us, right before this backend reads the view or resets, so that a
- *	  session always sees its own statements.
- *
- * When eviction drops an entry while this backend still references it,
- * the statistics system must collect that reference before the statement
- * can get a new entry, and asking for collection costs every backend a
- * scan of its references.  Rather than ask at once, such a statement's
- * counts are parked in a local table and set into its new entry about
- * PGSQ_GC_REQUEST_INTERVAL_MS later, before this backend reads the view,
- * and at exit (unless the table is then at its bound, like any refused
- * execution).  A reset that drops entries discards the parked counts it
- * predates, as it does pending data.
+ * Every execution adds to this backend's pending data for the statement,
+ * in local memory, and pending data is merged into the shared entry in
+ * batches: when the backend goes idle, about once a second inside a long
+ * transaction, before it reads the view or resets, and at exit.  Counts of
+ * a statement whose entry eviction dropped while this backend referenced it
+ * are parked until the reference is collected.  docs/design.md ("Pending
+ * counters and flushing", "References to evicted entries") has the details.
  *
  *-------------------------------------------------------------------------
  */
