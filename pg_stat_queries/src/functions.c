@@ -32,6 +32,7 @@
 
 /* Columns of pg_stat_queries(): pg_stat_statements 1.12's, then ours */
 #define PGSQ_STATS_COLS 53
+#define PGSS_STATS_COLS 52
 
 /* Columns of pg_stat_queries_info() */
 #define PGSQ_INFO_COLS 10
@@ -105,7 +106,9 @@ pg_stat_queries(PG_FUNCTION_ARGS)
 	pgsq_flush_own_pending();
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (rsinfo->setDesc->natts != PGSQ_STATS_COLS)
+	/* pg_stat_statements() of the drop-in takes the first 1.12 columns */
+	if (rsinfo->setDesc->natts != PGSQ_STATS_COLS &&
+		rsinfo->setDesc->natts != PGSS_STATS_COLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("pg_stat_queries() returns %d columns, expected %d",

@@ -10,8 +10,10 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "settings.h"
 #include "utils/guc.h"
+#include "utils/varlena.h"
 #include "utils/pgstat_internal.h"
 
 static const struct config_enum_entry track_level_options[] = {
@@ -28,6 +30,121 @@ bool		pgsq_track_planning = false;
 bool		pgsq_save = true;
 int			pgsq_query_text_memory = 16 * 1024;
 int			pgsq_min_sweep_interval = 250;
+
+/*
+ * pg_stat_statements' settings, shown with our values for the tools that
+ * read them (the drop-in, README "Using existing monitoring tools"); they
+ * cannot be set: pg_stat_queries' own settings are the ones that count.
+ */
+static int	pgss_max_shown = 5000;
+static int	pgss_track_shown = PGSQ_TRACK_TOP;
+static bool pgss_track_utility_shown = true;
+static bool pgss_track_planning_shown = false;
+static bool pgss_save_shown = true;
+
+/* SHOW pg_stat_statements.max: our max */
+static const char *
+show_pgss_max(void)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", pgsq_max);
+	return buf;
+}
+
+/* SHOW pg_stat_statements.track: our track */
+static const char *
+show_pgss_track(void)
+{
+	return track_level_options[pgsq_track].name;
+}
+
+/* SHOW of a boolean, as PostgreSQL shows them */
+static inline const char *
+show_bool(bool value)
+{
+	return value ? "on" : "off";
+}
+
+/* SHOW pg_stat_statements.track_utility: ours */
+static const char *
+show_pgss_track_utility(void)
+{
+	return show_bool(pgsq_track_utility);
+}
+
+/* SHOW pg_stat_statements.track_planning: ours */
+static const char *
+show_pgss_track_planning(void)
+{
+	return show_bool(pgsq_track_planning);
+}
+
+/* SHOW pg_stat_statements.save: ours */
+static const char *
+show_pgss_save(void)
+{
+	return show_bool(pgsq_save);
+}
+
+/* Is contrib's pg_stat_statements in shared_preload_libraries too? */
+static bool
+pgss_preloaded(void)
+{
+	char	   *libs = pstrdup(shared_preload_libraries_string);
+	List	   *elems;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (!SplitDirectoriesString(libs, ',', &elems))
+		return false;
+	foreach(lc, elems)
+	{
+		const char *name = lfirst(lc);
+		const char *base = strrchr(name, '/');
+		size_t		len;
+
+		base = base ? base + 1 : name;
+		len = strlen(base);
+		if (len > 3 && strcmp(base + len - 3, ".so") == 0)
+			len -= 3;
+		if (len == strlen("pg_stat_statements") &&
+			strncmp(base, "pg_stat_statements", len) == 0)
+			found = true;
+	}
+	list_free_deep(elems);
+	pfree(libs);
+	return found;
+}
+
+/* Define pg_stat_statements' settings, read-only, showing ours */
+static void
+define_pgss_settings(void)
+{
+	DefineCustomIntVariable("pg_stat_statements.max",
+							"Shows pg_stat_queries.max, for tools that read pg_stat_statements' settings.",
+							NULL, &pgss_max_shown, 5000, 100, INT_MAX / 2,
+							PGC_INTERNAL, 0, NULL, NULL, show_pgss_max);
+	DefineCustomEnumVariable("pg_stat_statements.track",
+							 "Shows pg_stat_queries.track, for tools that read pg_stat_statements' settings.",
+							 NULL, &pgss_track_shown, PGSQ_TRACK_TOP,
+							 track_level_options, PGC_INTERNAL, 0,
+							 NULL, NULL, show_pgss_track);
+	DefineCustomBoolVariable("pg_stat_statements.track_utility",
+							 "Shows pg_stat_queries.track_utility, for tools that read pg_stat_statements' settings.",
+							 NULL, &pgss_track_utility_shown, true,
+							 PGC_INTERNAL, 0, NULL, NULL,
+							 show_pgss_track_utility);
+	DefineCustomBoolVariable("pg_stat_statements.track_planning",
+							 "Shows pg_stat_queries.track_planning, for tools that read pg_stat_statements' settings.",
+							 NULL, &pgss_track_planning_shown, false,
+							 PGC_INTERNAL, 0, NULL, NULL,
+							 show_pgss_track_planning);
+	DefineCustomBoolVariable("pg_stat_statements.save",
+							 "Shows pg_stat_queries.save, for tools that read pg_stat_statements' settings.",
+							 NULL, &pgss_save_shown, true,
+							 PGC_INTERNAL, 0, NULL, NULL, show_pgss_save);
+}
 
 /* Our statistics kind, whose write_to_file follows .save */
 static PgStat_KindInfo *saved_kind = NULL;
@@ -117,4 +234,7 @@ pgsq_define_settings(PgStat_KindInfo *kind_info)
 
 	MarkGUCPrefixReserved("pg_stat_queries");
 	kind_info->write_to_file = pgsq_save;
+
+	if (!pgss_preloaded())
+		define_pgss_settings();
 }
