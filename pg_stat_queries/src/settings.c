@@ -4,7 +4,8 @@
  *		Every configuration parameter of pg_stat_queries, defined in one place.
  *
  * The names, meanings and defaults follow pg_stat_statements, except that
- * max and query_text_memory take effect at reload instead of restart.
+ * max and query_text_memory take effect at reload instead of restart.  The
+ * read-only pg_stat_statements.* settings of the drop-in are here too.
  *
  *-------------------------------------------------------------------------
  */
