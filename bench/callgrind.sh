@@ -30,6 +30,8 @@
 # entry and evicts one.  Its output goes to callgrind_unique.tsv and does
 # not touch results.md.
 #
+# CONFIGS may also name pgsq-sampleR: pg_stat_queries with sample_rate = R.
+#
 # Environment: PGSQ_BENCH_FLAVOR (release), CONFIGS ("none pgss pgsq"),
 # CG_WORKLOAD (hot), CG_T_LO (1000), CG_T_HI (3000), CG_WARMUP (500),
 # CG_UNIQUE_TABLES (200), CG_MAX (100), OUT_DIR (bench/results),
@@ -128,6 +130,10 @@ pg_stat_statements.max = $CG_MAX" ;;
 		pgsq) conf="shared_preload_libraries = 'pg_stat_queries'
 pg_stat_queries.save = off
 pg_stat_queries.max = $CG_MAX" ;;
+		pgsq-sample*) conf="shared_preload_libraries = 'pg_stat_queries'
+pg_stat_queries.save = off
+pg_stat_queries.max = $CG_MAX
+pg_stat_queries.sample_rate = ${c#pgsq-sample}" ;;
 		*) bench_die "unknown configuration $c" ;;
 	esac
 	echo "$conf" | as_test_user "cat > $(q "$DATADIR/bench_run.conf")"

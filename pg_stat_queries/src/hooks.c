@@ -23,6 +23,8 @@
 #include "settings.h"
 
 #include "access/parallel.h"
+#include "access/xact.h"
+#include "common/pg_prng.h"
 #include "executor/executor.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -50,6 +52,53 @@ tracking(int level)
 	return pgsq_state != NULL && !IsParallelWorker() &&
 		(pgsq_track == PGSQ_TRACK_ALL ||
 		 (pgsq_track == PGSQ_TRACK_TOP && level == 0));
+}
+
+/*
+ * The sampling decision of the top-level statement running now, and the
+ * statement start time it was drawn at (see measuring).
+ */
+static bool sample_drawn = false;
+static bool sample_taken = true;
+static TimestampTz sample_drawn_at = 0;
+
+/*
+ * Is the statement starting now at this level measured?  It must be tracked
+ * and, with sample_rate below 1, sampled: each top-level statement is drawn
+ * once, by the first of its hooks to run (planner, executor or utility),
+ * and the statements nested in it follow it.  A draw lasts until the
+ * top-level statement ends (sampling_ended), or, should it end in an
+ * error, until the next client message.  Parse analysis never asks: a new
+ * statement gets its entry and normalized text either way.
+ */
+static inline bool
+measuring(int level)
+{
+	TimestampTz now;
+
+	if (!tracking(level))
+		return false;
+	if (likely(pgsq_sample_rate >= 1.0))
+		return true;
+	if (level > 0)
+		return sample_taken;
+	now = GetCurrentStatementStartTimestamp();
+	if (!sample_drawn || sample_drawn_at != now)
+	{
+		sample_taken = pgsq_sample_rate > 0.0 &&
+			pg_prng_double(&pg_global_prng_state) < pgsq_sample_rate;
+		sample_drawn = true;
+		sample_drawn_at = now;
+	}
+	return sample_taken;
+}
+
+/* A statement at this level ended: the next top-level one is drawn anew */
+static inline void
+sampling_ended(int level)
+{
+	if (level == 0)
+		sample_drawn = false;
 }
 
 /* The key of a statement run now by this user in this database */
@@ -245,8 +294,8 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 			 ParamListInfo boundParams)
 {
 	PlannedStmt *result;
-	bool		measure = tracking(nesting_level) && pgsq_track_planning &&
-		query_string != NULL && parse->queryId != INT64CONST(0);
+	bool		measure = pgsq_track_planning && query_string != NULL &&
+		parse->queryId != INT64CONST(0) && measuring(nesting_level);
 	PgsqWindow	window;
 	PgsqUsage	usage;
 
@@ -289,8 +338,8 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
-	if (tracking(nesting_level) &&
-		queryDesc->plannedstmt->queryId != INT64CONST(0))
+	if (queryDesc->plannedstmt->queryId != INT64CONST(0) &&
+		measuring(nesting_level))
 		pgsq_query_started(queryDesc);
 }
 
@@ -369,6 +418,8 @@ pgsq_ExecutorEnd(QueryDesc *queryDesc)
 						 estate->es_parallel_workers_launched);
 	}
 
+	sampling_ended(nesting_level);
+
 	if (prev_ExecutorEnd)
 		prev_ExecutorEnd(queryDesc);
 	else
@@ -415,7 +466,8 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	int64		queryid = pstmt->queryId;
 	int			location = pstmt->stmt_location;
 	int			len = pstmt->stmt_len;
-	bool		enabled = pgsq_track_utility && tracking(nesting_level);
+	/* drawn even when utility commands are not tracked: nested ones follow */
+	bool		enabled = measuring(nesting_level) && pgsq_track_utility;
 	bool		prepared = IsA(parsetree, ExecuteStmt) ||
 		IsA(parsetree, PrepareStmt);
 	PgsqWindow	window;
@@ -433,6 +485,7 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	{
 		call_process_utility(!prepared, pstmt, queryString, readOnlyTree,
 							 context, params, queryEnv, dest, qc);
+		sampling_ended(nesting_level);
 		return;
 	}
 
@@ -454,6 +507,7 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		record_statement(queryid, queryString, location, len, PGSQ_EXEC,
 						 INSTR_TIME_GET_MILLISEC(usage.time), rows,
 						 &usage.bufusage, &usage.walusage, NULL, 0, 0);
+	sampling_ended(nesting_level);
 }
 
 /* Install our hooks, keeping the previous ones to call */

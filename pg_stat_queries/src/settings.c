@@ -31,6 +31,7 @@ bool		pgsq_track_planning = false;
 bool		pgsq_save = true;
 int			pgsq_query_text_memory = 16 * 1024;
 int			pgsq_min_sweep_interval = 250;
+double		pgsq_sample_rate = 1.0;
 
 /*
  * pg_stat_statements' settings, shown with our values for the tools that
@@ -232,6 +233,17 @@ pgsq_define_settings(PgStat_KindInfo *kind_info)
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("pg_stat_queries.sample_rate",
+							 "Sets the fraction of top-level statements measured and recorded.",
+							 "Statements nested in one follow its decision; parse analysis still creates entries and stores texts.",
+							 &pgsq_sample_rate,
+							 1.0,
+							 0.0,
+							 1.0,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pg_stat_queries");
 	kind_info->write_to_file = pgsq_save;
