@@ -466,6 +466,7 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	int64		queryid = pstmt->queryId;
 	int			location = pstmt->stmt_location;
 	int			len = pstmt->stmt_len;
+
 	/* drawn even when utility commands are not tracked: nested ones follow */
 	bool		enabled = measuring(nesting_level) && pgsq_track_utility;
 	bool		prepared = IsA(parsetree, ExecuteStmt) ||
