@@ -95,7 +95,6 @@ typedef struct SweepState
 } SweepState;
 
 static SweepState *sweep = NULL;
-static VictimQueue *victim_queue = NULL;
 
 /* The hard bound on the number of entries */
 static inline uint64
@@ -119,7 +118,6 @@ pgsq_eviction_shmem_startup(void)
 
 	sweep = ShmemInitStruct("pg_stat_queries sweep", sizeof(SweepState),
 							&found);
-	victim_queue = &sweep->victim_queue;
 	if (found)
 		return;
 	/* entries restored from disk are counted by the first pass */
@@ -133,8 +131,8 @@ pgsq_eviction_shmem_startup(void)
 	pg_atomic_init_u32(&sweep->last_pass_idle, 0);
 	pg_atomic_init_u32(&sweep->resume_partition, 0);
 	pg_atomic_init_u32(&sweep->sweeping, 0);
-	victim_queue->head = 0;
-	victim_queue->count = 0;
+	sweep->victim_queue.head = 0;
+	sweep->victim_queue.count = 0;
 }
 
 /* Entries created so far, by any backend */
@@ -367,12 +365,12 @@ evict_queued(int wanted, bool *need_gc)
 {
 	int			evicted = 0;
 
-	while (evicted < wanted && victim_queue->count > 0)
+	while (evicted < wanted && sweep->victim_queue.count > 0)
 	{
-		Victim		victim = victim_queue->victims[victim_queue->head];
+		Victim		victim = sweep->victim_queue.victims[sweep->victim_queue.head];
 
-		victim_queue->head = (victim_queue->head + 1) % PGSQ_VICTIM_QUEUE_SIZE;
-		victim_queue->count--;
+		sweep->victim_queue.head = (sweep->victim_queue.head + 1) % PGSQ_VICTIM_QUEUE_SIZE;
+		sweep->victim_queue.count--;
 		if (!still_evictable(&victim))
 			continue;
 		evict_victims(&victim, 1, need_gc);
@@ -477,10 +475,10 @@ sweep_slice(void)
 	 * but never fills it either): the scan chooses victims right into it, as
 	 * many as it holds, evicts this slice's share and leaves the rest.
 	 */
-	Assert(counting || victim_queue->count == 0);
-	victim_queue->head = 0;
-	victim_queue->count = 0;
-	victims = victim_queue->victims;
+	Assert(counting || sweep->victim_queue.count == 0);
+	sweep->victim_queue.head = 0;
+	sweep->victim_queue.count = 0;
+	victims = sweep->victim_queue.victims;
 	wanted = Min(slice, PGSQ_VICTIM_QUEUE_SIZE);
 	created_before = pg_atomic_read_u64(&sweep->created_entries);
 
@@ -520,8 +518,8 @@ sweep_slice(void)
 	evict_now = counting ? nvictims :
 		(int) Min(nvictims, needed - from_queue);
 	evict_victims(victims, evict_now, &need_gc);
-	victim_queue->head = evict_now;
-	victim_queue->count = nvictims - evict_now;
+	sweep->victim_queue.head = evict_now;
+	sweep->victim_queue.count = nvictims - evict_now;
 
 	now = GetCurrentTimestamp();
 	if (need_gc)
