@@ -9,7 +9,8 @@
  * counters can be merged into shared ones in any grouping with the same
  * mean and variance as one pass over every observation.
  *
- * A leaf: depends on no other module of ours.
+ * Execution times also go to the latency histogram (histogram.c), the only
+ * module of ours this one uses.
  *
  *-------------------------------------------------------------------------
  */
@@ -77,6 +78,7 @@ pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 	{
 		c->rows += rows;
 		c->last_executed = GetCurrentStatementStartTimestamp();
+		pgsq_hist_add(&c->exec_hist, ms);
 	}
 
 	/*
@@ -224,6 +226,7 @@ merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 	d->parallel_workers_to_launch += src->parallel_workers_to_launch;
 	d->parallel_workers_launched += src->parallel_workers_launched;
 	d->last_executed = Max(d->last_executed, src->last_executed);
+	pgsq_hist_merge(&d->exec_hist, &src->exec_hist);
 }
 
 /*
@@ -237,10 +240,15 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	PgsqEntryData *data = &entry->data;
 	int64		calls_before = 0;
 
+	/*
+	 * The clock is read under the lock: a reader of changes that did not see
+	 * this merge read the entry before it, so its own start time is earlier
+	 * (pg_stat_queries_changed() relies on it).
+	 */
+	TimestampTz now = GetCurrentTimestamp();
+
 	if (data->stats_since == 0)
 	{
-		TimestampTz now = GetCurrentTimestamp();
-
 		data->key = *key;
 		data->stats_since = now;
 		data->minmax_stats_since = now;
@@ -251,6 +259,8 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	{
 		calls_before = data->counters.calls[PGSQ_EXEC];
 		merge_counters(data, counters);
+		if (counters->calls[PGSQ_PLAN] + counters->calls[PGSQ_EXEC] > 0)
+			data->changed_at = now;
 	}
 	return calls_before;
 }

@@ -30,9 +30,19 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
-/* Columns of pg_stat_queries(): pg_stat_statements 1.12's, then ours */
-#define PGSQ_STATS_COLS 53
+/*
+ * Columns of pg_stat_queries(): pg_stat_statements 1.12's, then ours; the
+ * function also serves the SQL definitions of version 1.0 and of the
+ * drop-in, which take the first columns.  pg_stat_queries_changed() has
+ * one more, when the text was stored.
+ */
+#define PGSQ_STATS_COLS 56
+#define PGSQ_STATS_COLS_1_0 53
 #define PGSS_STATS_COLS 52
+#define PGSQ_CHANGED_COLS (PGSQ_STATS_COLS + 1)
+
+/* Columns of pg_stat_queries_histogram() */
+#define PGSQ_HISTOGRAM_COLS 3
 
 /* Columns of pg_stat_queries_info() */
 #define PGSQ_INFO_COLS 10
@@ -48,6 +58,8 @@ require_store(void)
 }
 
 PG_FUNCTION_INFO_V1(pg_stat_queries);
+PG_FUNCTION_INFO_V1(pg_stat_queries_changed);
+PG_FUNCTION_INFO_V1(pg_stat_queries_histogram);
 PG_FUNCTION_INFO_V1(pg_stat_queries_reset);
 PG_FUNCTION_INFO_V1(pg_stat_queries_info);
 
@@ -76,12 +88,16 @@ put_timing(Datum *values, int col, const PgsqCounters *c, int phase)
 	return col;
 }
 
-/* The query column: text converted to the database encoding, or NULL */
+/*
+ * The query column: the text converted to the database encoding, or NULL
+ * if none was stored at or after since.  *stored_at is when it was stored.
+ */
 static Datum
-query_text_datum(const PgsqKey *key, bool *isnull)
+query_text_datum(const PgsqKey *key, TimestampTz since, bool *isnull,
+				 TimestampTz *stored_at)
 {
 	int			encoding;
-	char	   *text = pgsq_qtext_fetch(key, &encoding);
+	char	   *text = pgsq_qtext_fetch(key, since, &encoding, stored_at);
 	char	   *converted;
 
 	*isnull = (text == NULL);
@@ -91,11 +107,120 @@ query_text_datum(const PgsqKey *key, bool *isnull)
 	return CStringGetTextDatum(converted);
 }
 
-/* pg_stat_queries(showtext boolean): one row per statement */
-Datum
-pg_stat_queries(PG_FUNCTION_ARGS)
+/* A percentile column: NULL without executions since the min/max reset */
+static Datum
+percentile_datum(const PgsqEntryData *e, double fraction, bool *isnull)
 {
-	bool		showtext = PG_GETARG_BOOL(0);
+	const PgsqCounters *c = &e->counters;
+	double		value;
+
+	*isnull = true;
+	if (!e->minmax_valid[PGSQ_EXEC])
+		return (Datum) 0;
+	value = pgsq_hist_percentile(&c->exec_hist, fraction,
+								 c->min_time[PGSQ_EXEC],
+								 c->max_time[PGSQ_EXEC]);
+	if (isnan(value))
+		return (Datum) 0;
+	*isnull = false;
+	return Float8GetDatum(value);
+}
+
+/*
+ * Fill one row of the statistics functions.  Other users' query IDs and
+ * texts are shown only to roles with pg_read_all_stats; a text is returned
+ * when showtext and stored at or after text_since.  Returns the stored
+ * time of the text (0 if none or hidden).
+ */
+static TimestampTz
+fill_row(const PgsqEntryData *e, bool visible, bool showtext,
+		 TimestampTz text_since, Datum *values, bool *nulls)
+{
+	const PgsqCounters *c = &e->counters;
+	TimestampTz stored_at = 0;
+	int			col = 0;
+	char		buf[32];
+
+	values[col++] = ObjectIdGetDatum(e->key.userid);
+	values[col++] = ObjectIdGetDatum(e->key.dbid);
+	values[col++] = BoolGetDatum(e->key.toplevel);
+	if (visible)
+		values[col++] = Int64GetDatumFast(e->key.queryid);
+	else
+		nulls[col++] = true;
+	if (!showtext)
+		nulls[col++] = true;
+	else if (visible)
+	{
+		values[col] = query_text_datum(&e->key, text_since, &nulls[col],
+									   &stored_at);
+		col++;
+	}
+	else
+		values[col++] = CStringGetTextDatum("<insufficient privilege>");
+
+	values[col++] = Int64GetDatumFast(c->calls[PGSQ_PLAN]);
+	col = put_timing(values, col, c, PGSQ_PLAN);
+	values[col++] = Int64GetDatumFast(c->calls[PGSQ_EXEC]);
+	col = put_timing(values, col, c, PGSQ_EXEC);
+	values[col++] = Int64GetDatumFast(c->rows);
+	values[col++] = Int64GetDatumFast(c->shared_blks_hit);
+	values[col++] = Int64GetDatumFast(c->shared_blks_read);
+	values[col++] = Int64GetDatumFast(c->shared_blks_dirtied);
+	values[col++] = Int64GetDatumFast(c->shared_blks_written);
+	values[col++] = Int64GetDatumFast(c->local_blks_hit);
+	values[col++] = Int64GetDatumFast(c->local_blks_read);
+	values[col++] = Int64GetDatumFast(c->local_blks_dirtied);
+	values[col++] = Int64GetDatumFast(c->local_blks_written);
+	values[col++] = Int64GetDatumFast(c->temp_blks_read);
+	values[col++] = Int64GetDatumFast(c->temp_blks_written);
+	values[col++] = Float8GetDatumFast(c->shared_blk_read_time);
+	values[col++] = Float8GetDatumFast(c->shared_blk_write_time);
+	values[col++] = Float8GetDatumFast(c->local_blk_read_time);
+	values[col++] = Float8GetDatumFast(c->local_blk_write_time);
+	values[col++] = Float8GetDatumFast(c->temp_blk_read_time);
+	values[col++] = Float8GetDatumFast(c->temp_blk_write_time);
+	values[col++] = Int64GetDatumFast(c->wal_records);
+	values[col++] = Int64GetDatumFast(c->wal_fpi);
+	snprintf(buf, sizeof(buf), UINT64_FORMAT, c->wal_bytes);
+	values[col++] = DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+										ObjectIdGetDatum(InvalidOid),
+										Int32GetDatum(-1));
+	values[col++] = Int64GetDatumFast(c->wal_buffers_full);
+	values[col++] = Int64GetDatumFast(c->jit_functions);
+	values[col++] = Float8GetDatumFast(c->jit_generation_time);
+	values[col++] = Int64GetDatumFast(c->jit_inlining_count);
+	values[col++] = Float8GetDatumFast(c->jit_inlining_time);
+	values[col++] = Int64GetDatumFast(c->jit_optimization_count);
+	values[col++] = Float8GetDatumFast(c->jit_optimization_time);
+	values[col++] = Int64GetDatumFast(c->jit_emission_count);
+	values[col++] = Float8GetDatumFast(c->jit_emission_time);
+	values[col++] = Int64GetDatumFast(c->jit_deform_count);
+	values[col++] = Float8GetDatumFast(c->jit_deform_time);
+	values[col++] = Int64GetDatumFast(c->parallel_workers_to_launch);
+	values[col++] = Int64GetDatumFast(c->parallel_workers_launched);
+	values[col++] = TimestampTzGetDatum(e->stats_since);
+	values[col++] = TimestampTzGetDatum(e->minmax_stats_since);
+	values[col] = timestamp_or_null(c->last_executed, &nulls[col]);
+	col++;
+	values[col] = percentile_datum(e, 0.50, &nulls[col]);
+	col++;
+	values[col] = percentile_datum(e, 0.95, &nulls[col]);
+	col++;
+	values[col] = percentile_datum(e, 0.99, &nulls[col]);
+	col++;
+	Assert(col == PGSQ_STATS_COLS);
+	return stored_at;
+}
+
+/*
+ * The rows of pg_stat_queries() and pg_stat_queries_changed(): entries
+ * changed at or after since (all for 0), texts stored at or after since.
+ */
+static void
+emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext,
+				int natts)
+{
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			userid = GetUserId();
 	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
@@ -106,96 +231,122 @@ pg_stat_queries(PG_FUNCTION_ARGS)
 	pgsq_flush_own_pending();
 
 	InitMaterializedSRF(fcinfo, 0);
-	/* pg_stat_statements() of the drop-in takes the first 1.12 columns */
-	if (rsinfo->setDesc->natts != PGSQ_STATS_COLS &&
-		rsinfo->setDesc->natts != PGSS_STATS_COLS)
+	if (rsinfo->setDesc->natts != natts &&
+		(since != 0 || (rsinfo->setDesc->natts != PGSQ_STATS_COLS_1_0 &&
+						rsinfo->setDesc->natts != PGSS_STATS_COLS)))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("pg_stat_queries() returns %d columns, expected %d",
-						rsinfo->setDesc->natts, PGSQ_STATS_COLS),
+				 errmsg("function returns %d columns, expected %d",
+						rsinfo->setDesc->natts, natts),
 				 errhint("Run ALTER EXTENSION pg_stat_queries UPDATE.")));
 
-	count = pgsq_collect_entries(&entries);
+	count = pgsq_collect_entries(&entries, since);
 	for (int i = 0; i < count; i++)
 	{
 		const PgsqEntryData *e = &entries[i];
-		const PgsqCounters *c = &e->counters;
-		Datum		values[PGSQ_STATS_COLS] = {0};
-		bool		nulls[PGSQ_STATS_COLS] = {0};
+		Datum		values[PGSQ_CHANGED_COLS] = {0};
+		bool		nulls[PGSQ_CHANGED_COLS] = {0};
 		bool		visible = see_all || e->key.userid == userid;
-		int			col = 0;
-		char		buf[32];
+		TimestampTz stored_at;
 
 		/* created but never executed nor planned: nothing to show */
-		if (c->calls[PGSQ_PLAN] + c->calls[PGSQ_EXEC] == 0)
+		if (e->counters.calls[PGSQ_PLAN] + e->counters.calls[PGSQ_EXEC] == 0)
 			continue;
 
-		values[col++] = ObjectIdGetDatum(e->key.userid);
-		values[col++] = ObjectIdGetDatum(e->key.dbid);
-		values[col++] = BoolGetDatum(e->key.toplevel);
-		if (visible)
-			values[col++] = Int64GetDatumFast(e->key.queryid);
-		else
-			nulls[col++] = true;
-		if (!showtext)
-			nulls[col++] = true;
-		else if (visible)
+		/*
+		 * A text stored before since goes to a collector anyway when the
+		 * entry itself is newer: unmerged entries are not shown, so the
+		 * collector's previous read cannot have had it.
+		 */
+		stored_at = fill_row(e, visible, showtext,
+							 e->stats_since >= since ? 0 : since,
+							 values, nulls);
+		if (natts == PGSQ_CHANGED_COLS)
 		{
-			values[col] = query_text_datum(&e->key, &nulls[col]);
-			col++;
+			/* without texts, still say when they were stored */
+			if (!showtext && visible)
+			{
+				int			encoding;
+
+				(void) pgsq_qtext_fetch(&e->key, DT_NOEND, &encoding,
+										&stored_at);
+			}
+			values[PGSQ_STATS_COLS] = timestamp_or_null(stored_at,
+														&nulls[PGSQ_STATS_COLS]);
 		}
-		else
-			values[col++] = CStringGetTextDatum("<insufficient privilege>");
-
-		values[col++] = Int64GetDatumFast(c->calls[PGSQ_PLAN]);
-		col = put_timing(values, col, c, PGSQ_PLAN);
-		values[col++] = Int64GetDatumFast(c->calls[PGSQ_EXEC]);
-		col = put_timing(values, col, c, PGSQ_EXEC);
-		values[col++] = Int64GetDatumFast(c->rows);
-		values[col++] = Int64GetDatumFast(c->shared_blks_hit);
-		values[col++] = Int64GetDatumFast(c->shared_blks_read);
-		values[col++] = Int64GetDatumFast(c->shared_blks_dirtied);
-		values[col++] = Int64GetDatumFast(c->shared_blks_written);
-		values[col++] = Int64GetDatumFast(c->local_blks_hit);
-		values[col++] = Int64GetDatumFast(c->local_blks_read);
-		values[col++] = Int64GetDatumFast(c->local_blks_dirtied);
-		values[col++] = Int64GetDatumFast(c->local_blks_written);
-		values[col++] = Int64GetDatumFast(c->temp_blks_read);
-		values[col++] = Int64GetDatumFast(c->temp_blks_written);
-		values[col++] = Float8GetDatumFast(c->shared_blk_read_time);
-		values[col++] = Float8GetDatumFast(c->shared_blk_write_time);
-		values[col++] = Float8GetDatumFast(c->local_blk_read_time);
-		values[col++] = Float8GetDatumFast(c->local_blk_write_time);
-		values[col++] = Float8GetDatumFast(c->temp_blk_read_time);
-		values[col++] = Float8GetDatumFast(c->temp_blk_write_time);
-		values[col++] = Int64GetDatumFast(c->wal_records);
-		values[col++] = Int64GetDatumFast(c->wal_fpi);
-		snprintf(buf, sizeof(buf), UINT64_FORMAT, c->wal_bytes);
-		values[col++] = DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
-											ObjectIdGetDatum(InvalidOid),
-											Int32GetDatum(-1));
-		values[col++] = Int64GetDatumFast(c->wal_buffers_full);
-		values[col++] = Int64GetDatumFast(c->jit_functions);
-		values[col++] = Float8GetDatumFast(c->jit_generation_time);
-		values[col++] = Int64GetDatumFast(c->jit_inlining_count);
-		values[col++] = Float8GetDatumFast(c->jit_inlining_time);
-		values[col++] = Int64GetDatumFast(c->jit_optimization_count);
-		values[col++] = Float8GetDatumFast(c->jit_optimization_time);
-		values[col++] = Int64GetDatumFast(c->jit_emission_count);
-		values[col++] = Float8GetDatumFast(c->jit_emission_time);
-		values[col++] = Int64GetDatumFast(c->jit_deform_count);
-		values[col++] = Float8GetDatumFast(c->jit_deform_time);
-		values[col++] = Int64GetDatumFast(c->parallel_workers_to_launch);
-		values[col++] = Int64GetDatumFast(c->parallel_workers_launched);
-		values[col++] = TimestampTzGetDatum(e->stats_since);
-		values[col++] = TimestampTzGetDatum(e->minmax_stats_since);
-		values[col] = timestamp_or_null(c->last_executed, &nulls[col]);
-		col++;
-		Assert(col == PGSQ_STATS_COLS);
-
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(entries);
+}
+
+/* pg_stat_queries(showtext boolean): one row per statement */
+Datum
+pg_stat_queries(PG_FUNCTION_ARGS)
+{
+	emit_statistics(fcinfo, 0, PG_GETARG_BOOL(0), PGSQ_STATS_COLS);
+	return (Datum) 0;
+}
+
+/*
+ * pg_stat_queries_changed(since timestamptz, showtext boolean): the rows of
+ * statements whose counters changed at or after since, with the texts
+ * stored at or after it or of entries first merged at or after it, and
+ * when each text was stored.
+ */
+Datum
+pg_stat_queries_changed(PG_FUNCTION_ARGS)
+{
+	TimestampTz since = PG_GETARG_TIMESTAMPTZ(0);
+
+	/* 0 means "everything" inside; any real time is after it */
+	emit_statistics(fcinfo, Max(since, 1), PG_GETARG_BOOL(1),
+					PGSQ_CHANGED_COLS);
+	return (Datum) 0;
+}
+
+/*
+ * pg_stat_queries_histogram(userid, dbid, queryid, toplevel): the non-empty
+ * buckets of a statement's execution times, since its min/max reset.  Other
+ * users' statements are shown only to roles with pg_read_all_stats, as
+ * their query IDs are.
+ */
+Datum
+pg_stat_queries_histogram(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PgsqKey		key;
+	PgsqEntryData data;
+	PgsqHistBucket buckets[PGSQ_HIST_BUCKETS];
+	int			n;
+
+	require_store();
+	memset(&key, 0, sizeof(key));
+	key.userid = PG_GETARG_OID(0);
+	key.dbid = PG_GETARG_OID(1);
+	key.queryid = PG_GETARG_INT64(2);
+	key.toplevel = PG_GETARG_BOOL(3);
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (key.userid != GetUserId() &&
+		!has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
+		return (Datum) 0;
+
+	pgsq_flush_own_pending();
+	if (!pgsq_fetch_entry(&key, &data) || !data.minmax_valid[PGSQ_EXEC])
+		return (Datum) 0;
+
+	n = pgsq_hist_buckets(&data.counters.exec_hist,
+						  data.counters.min_time[PGSQ_EXEC], buckets);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[PGSQ_HISTOGRAM_COLS];
+		bool		nulls[PGSQ_HISTOGRAM_COLS] = {0};
+
+		values[0] = Float8GetDatum(buckets[i].lower_ms);
+		values[1] = Float8GetDatum(buckets[i].upper_ms);
+		values[2] = Int64GetDatum((int64) buckets[i].count);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
 	return (Datum) 0;
 }
 

@@ -128,7 +128,7 @@ sibling_text(const PgsqKey *key, int *len)
 	char	   *stored_text;
 
 	sibling.toplevel = !key->toplevel;
-	stored_text = pgsq_qtext_fetch(&sibling, &encoding);
+	stored_text = pgsq_qtext_fetch(&sibling, 0, &encoding, NULL);
 	if (stored_text != NULL)
 		*len = strlen(stored_text);
 	return stored_text;
@@ -186,10 +186,13 @@ static void
 ensure_text(PgsqSharedEntry *entry, const PgsqKey *key, const char *source,
 			int location, int len, JumbleState *jstate)
 {
-	if (pg_atomic_read_u32(&entry->has_text))
+	uint32		epoch;
+
+	if (pgsq_text_hint_valid(entry))
 		return;
+	epoch = pgsq_qtext_epoch();
 	if (store_text(key, source, location, len, jstate, false))
-		pg_atomic_write_u32(&entry->has_text, 1);
+		pgsq_text_hint_set(entry, epoch);
 }
 
 /* After parse analysis: create the entry with its normalized text */
@@ -249,9 +252,11 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		else if (pgsq_is_fresh_entry(&key))
 		{
 			/* created just now: its first execution sets has_text */
+			uint32		epoch = pgsq_qtext_epoch();
+
 			if (store_text(&key, pstate->p_sourcetext, query->stmt_location,
 						   query->stmt_len, jstate, true))
-				pgsq_fresh_entry_text_stored();
+				pgsq_fresh_entry_text_stored(epoch);
 		}
 		else if (stale)
 		{

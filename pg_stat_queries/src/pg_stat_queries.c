@@ -20,8 +20,10 @@
  *	eviction.c			clock sweep within pg_stat_queries.max
  *	qtext.c				query texts in shared memory
  *	store.c				our entries in the statistics system's hash
- *	counters.c, measure.c, inflight.c, normalize.c, settings.c	leaves
- *	pg_stat_queries.h	types shared by several modules; compat.h
+ *	counters.c			counter arithmetic
+ *	histogram.c, measure.c, inflight.c, normalize.c, settings.c	leaves
+ *	pg_stat_queries.h	types shared by several modules (with histogram.h's);
+ *						compat.h
  *
  * docs/design.md explains the design and the locking rules.
  *
@@ -165,6 +167,7 @@ pgsq_shmem_startup_hook(void)
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
 		pg_atomic_init_u32(&pgsq_state->restore_unchecked, 1);
+		pg_atomic_init_u32(&pgsq_state->text_epoch, 0);
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
 	pgsq_eviction_shmem_startup();

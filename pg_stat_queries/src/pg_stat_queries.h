@@ -18,6 +18,7 @@
 #define PG_STAT_QUERIES_H
 
 #include "compat.h"
+#include "histogram.h"
 
 #include "datatype/timestamp.h"
 #include "lib/dshash.h"
@@ -114,6 +115,7 @@ typedef struct PgsqCounters
 	int64		parallel_workers_to_launch;
 	int64		parallel_workers_launched;
 	TimestampTz last_executed;	/* start of the latest execution */
+	PgsqHistogram exec_hist;	/* execution times since minmax_stats_since */
 } PgsqCounters;
 
 /* Backend-local pending data of one statement (PgStat_EntryRef->pending) */
@@ -135,6 +137,8 @@ typedef struct PgsqEntryData
 												 * and after a min/max reset */
 	TimestampTz stats_since;
 	TimestampTz minmax_stats_since;
+	TimestampTz changed_at;		/* clock at the latest merge or min/max reset,
+								 * read under the entry lock */
 } PgsqEntryData;
 
 /* A shared entry, in the cumulative statistics system's hash */
@@ -142,7 +146,8 @@ typedef struct PgsqSharedEntry
 {
 	PgStatShared_Common header; /* holds the entry's LWLock */
 	PgsqEntryData data;
-	pg_atomic_uint32 has_text;	/* text known to be stored (a hint) */
+	pg_atomic_uint32 has_text;	/* text known to be stored: a hint, valid
+								 * while text_epoch stays (qtext.h) */
 	pg_atomic_uint32 usage;		/* clock-sweep usage count (eviction.c) */
 	pg_atomic_uint32 swept_pass;	/* last sweep pass that visited it */
 } PgsqSharedEntry;
@@ -166,6 +171,7 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
 	pg_atomic_uint32 restore_unchecked; /* the first client backend has yet to
 										 * check the restored entries */
+	pg_atomic_uint32 text_epoch;	/* advanced after texts are removed */
 	int			text_tranche_id;
 	dshash_table_handle text_hash_handle;
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */

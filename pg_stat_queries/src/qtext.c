@@ -35,6 +35,7 @@
 #include "storage/ipc.h"
 #include "utils/dsa.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 /* Size of the DSA's first segment, inside our fixed shared memory */
 #define PGSQ_TEXT_DSA_INIT_SIZE (512 * 1024)
@@ -42,7 +43,7 @@
 #define PGSQ_TEXT_FILE "pg_stat/pg_stat_queries.texts"
 #define PGSQ_TEXT_FILE_TMP PGSQ_TEXT_FILE ".tmp"
 #define PGSQ_TEXT_FILE_MAGIC 0x50475351 /* "PGSQ" */
-#define PGSQ_TEXT_FILE_VERSION 1
+#define PGSQ_TEXT_FILE_VERSION 2
 
 /* Key of the text hash: fixed layout, no padding */
 typedef struct TextKey
@@ -61,6 +62,7 @@ typedef struct TextEntry
 	int32		encoding;
 	int64		queryid;
 	bool		toplevel;
+	TimestampTz stored_at;		/* clock when stored, read under the lock */
 } TextEntry;
 
 /* Header of the text file */
@@ -79,6 +81,7 @@ typedef struct TextFileHeader
 typedef struct TextFileRecord
 {
 	PgsqKey		key;
+	TimestampTz stored_at;
 	int32		encoding;
 	int32		len;
 } TextFileRecord;
@@ -200,9 +203,12 @@ pgsq_qtext_drop_orphans(void)
 	pfree(keys);
 
 	if (dropped > 0)
+	{
+		pg_atomic_fetch_add_u32(&pgsq_state->text_epoch, 1);
 		ereport(LOG,
 				(errmsg("pg_stat_queries removed %d query texts whose statistics were not restored",
 						dropped)));
+	}
 }
 
 /* Attach to the text area and hash, once per process */
@@ -260,9 +266,9 @@ free_text(TextEntry *entry)
  * lookup first spares the allocation when the text is there.  Returns false
  * if query_text_memory has no room for it.
  */
-bool
-pgsq_qtext_store(const PgsqKey *key, const char *text, int len, int encoding,
-				 bool is_new)
+static bool
+store_text(const PgsqKey *key, const char *text, int len, int encoding,
+		   bool is_new, TimestampTz stored_at)
 {
 	TextKey		tkey = text_key(key);
 	uint64		limit = (uint64) pgsq_query_text_memory * 1024;
@@ -314,18 +320,42 @@ pgsq_qtext_store(const PgsqKey *key, const char *text, int len, int encoding,
 	entry->encoding = encoding;
 	entry->queryid = key->queryid;
 	entry->toplevel = key->toplevel;
+
+	/*
+	 * Read under the partition lock: a reader of changed texts that did not
+	 * see this one started before it was stored.
+	 */
+	entry->stored_at = stored_at != 0 ? stored_at : GetCurrentTimestamp();
 	dshash_release_lock(text_hash, entry);
 	return true;
 }
 
-/* A palloc'd copy of a statement's text, or NULL if none is stored */
+/*
+ * Store a statement's text unless one is there already, noting the time.
+ * Returns false if query_text_memory has no room for it.
+ */
+bool
+pgsq_qtext_store(const PgsqKey *key, const char *text, int len, int encoding,
+				 bool is_new)
+{
+	return store_text(key, text, len, encoding, is_new, 0);
+}
+
+/*
+ * A palloc'd copy of a statement's text if one was stored at or after
+ * since (0: at any time), else NULL.  *stored_at, if given, is set to when
+ * the text was stored, or 0 if none is.
+ */
 char *
-pgsq_qtext_fetch(const PgsqKey *key, int *encoding)
+pgsq_qtext_fetch(const PgsqKey *key, TimestampTz since, int *encoding,
+				 TimestampTz *stored_at)
 {
 	TextKey		tkey = text_key(key);
 	TextEntry  *entry;
 	char	   *result = NULL;
 
+	if (stored_at)
+		*stored_at = 0;
 	pgsq_qtext_attach();
 	entry = dshash_find(text_hash, &tkey, false);
 	if (entry == NULL)
@@ -333,8 +363,14 @@ pgsq_qtext_fetch(const PgsqKey *key, int *encoding)
 	if (DsaPointerIsValid(entry->text) && entry->queryid == key->queryid &&
 		entry->toplevel == key->toplevel)
 	{
-		result = pnstrdup(dsa_get_address(text_area, entry->text), entry->len);
-		*encoding = entry->encoding;
+		if (stored_at)
+			*stored_at = entry->stored_at;
+		if (entry->stored_at >= since)
+		{
+			result = pnstrdup(dsa_get_address(text_area, entry->text),
+							  entry->len);
+			*encoding = entry->encoding;
+		}
 	}
 	dshash_release_lock(text_hash, entry);
 	return result;
@@ -353,6 +389,7 @@ pgsq_qtext_remove(const PgsqKey *key)
 		return;
 	free_text(entry);
 	dshash_delete_entry(text_hash, entry);
+	pg_atomic_fetch_add_u32(&pgsq_state->text_epoch, 1);
 }
 
 /* Remove every text, one partition at a time */
@@ -370,6 +407,7 @@ pgsq_qtext_remove_all(void)
 		dshash_delete_current(&hstat);
 	}
 	dshash_seq_term(&hstat);
+	pg_atomic_fetch_add_u32(&pgsq_state->text_epoch, 1);
 }
 
 /* Write all texts to the text file; checkpointer, at clean shutdown */
@@ -415,6 +453,7 @@ save_texts_at_shutdown(int code, Datum arg)
 		rec.key.dbid = entry->key.dbid;
 		rec.key.queryid = entry->queryid;
 		rec.key.toplevel = entry->toplevel;
+		rec.stored_at = entry->stored_at;
 		rec.encoding = entry->encoding;
 		rec.len = entry->len;
 		if (fwrite(&rec, sizeof(rec), 1, file) != 1 ||
@@ -513,7 +552,8 @@ load_texts_at_startup(void)
 		}
 		if (fread(buf, 1, rec.len, file) != (size_t) rec.len)
 			goto corrupt;
-		(void) pgsq_qtext_store(&rec.key, buf, rec.len, rec.encoding, true);
+		(void) store_text(&rec.key, buf, rec.len, rec.encoding, true,
+						  rec.stored_at);
 	}
 
 	FreeFile(file);

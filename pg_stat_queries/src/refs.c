@@ -19,6 +19,7 @@
 #include "counters.h"
 #include "eviction.h"
 #include "lib/dshash.h"
+#include "qtext.h"
 #include "refs.h"
 #include "store.h"
 #include "utils/timestamp.h"
@@ -69,6 +70,7 @@ static struct
 {
 	bool		valid;
 	bool		text_stored;	/* its text was stored at parse analysis */
+	uint32		text_epoch;		/* text epoch read before it was stored */
 	uint64		objid;
 }			fresh_entry;
 
@@ -88,11 +90,15 @@ pgsq_is_fresh_entry(const PgsqKey *key)
 	return fresh_entry.valid && fresh_entry.objid == pgsq_objid(key);
 }
 
-/* Note that the fresh entry's text is stored, for its first execution */
+/*
+ * Note that the fresh entry's text is stored, for its first execution;
+ * epoch is the text epoch read before it was.
+ */
 void
-pgsq_fresh_entry_text_stored(void)
+pgsq_fresh_entry_text_stored(uint32 epoch)
 {
 	fresh_entry.text_stored = true;
+	fresh_entry.text_epoch = epoch;
 }
 
 /*
@@ -127,7 +133,7 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 		calls_before = pgsq_merge_locked(entry, key, counters);
 		LWLockRelease(&entry->header.lock);
 		if (fresh_entry.text_stored)
-			pg_atomic_write_u32(&entry->has_text, 1);
+			pgsq_text_hint_set(entry, fresh_entry.text_epoch);
 		pgsq_entry_used(entry);
 		pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
 		merged = true;

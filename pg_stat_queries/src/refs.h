@@ -15,7 +15,7 @@ extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, bool with_pending,
 extern PgStat_EntryRef *pgsq_parse_entry_ref(const PgsqKey *key, bool *stale);
 extern void pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref);
 extern bool pgsq_is_fresh_entry(const PgsqKey *key);
-extern void pgsq_fresh_entry_text_stored(void);
+extern void pgsq_fresh_entry_text_stored(uint32 epoch);
 extern bool pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 							 bool *text_stored);
 extern void pgsq_flush_refused(void);

@@ -20,12 +20,13 @@
 #include "utils/timestamp.h"
 
 /*
- * Copy the data of every initialized entry into a palloc'd array.
- * Partition locks are taken shared, one at a time, and each entry's lock
- * shared while it is copied; nothing else is done under them.
+ * Copy the data of every initialized entry changed at or after since (all
+ * of them for 0) into a palloc'd array.  Partition locks are taken shared,
+ * one at a time, and each entry's lock shared while it is checked and
+ * copied; nothing else is done under them.
  */
 int
-pgsq_collect_entries(PgsqEntryData **entries)
+pgsq_collect_entries(PgsqEntryData **entries, TimestampTz since)
 {
 	dshash_seq_status hstat;
 	PgsqSharedEntry *entry;
@@ -36,21 +37,59 @@ pgsq_collect_entries(PgsqEntryData **entries)
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
 	{
+		bool		wanted;
+
 		if (n == size)
 		{
 			size *= 2;
 			result = repalloc_huge(result, size * sizeof(PgsqEntryData));
 		}
 		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		result[n] = entry->data;
+		wanted = entry->data.stats_since != 0 &&
+			entry->data.changed_at >= since;
+		if (wanted)
+			result[n] = entry->data;
 		LWLockRelease(&entry->header.lock);
-		if (result[n].stats_since != 0)
+		if (wanted)
 			n++;
 	}
 	dshash_seq_term(&hstat);
 
 	*entries = result;
 	return n;
+}
+
+/*
+ * Copy one statement's entry data into *data; false if it has no
+ * initialized entry.  The partition lock is held shared while the entry
+ * lock is taken, as in a scan.
+ */
+bool
+pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data)
+{
+	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
+											   pgsq_objid(key));
+	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
+	bool		found = false;
+
+	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+	if (hent == NULL)
+		return false;
+	entry = pgsq_shared_entry_of(hent);
+	if (entry != NULL)
+	{
+		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		if (entry->data.stats_since != 0 &&
+			pgsq_key_equals(&entry->data.key, key))
+		{
+			*data = entry->data;
+			found = true;
+		}
+		LWLockRelease(&entry->header.lock);
+	}
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	return found;
 }
 
 /* Count our entries, initialized or not, one partition at a time */
@@ -141,7 +180,10 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 					entry->data.counters.max_time[phase] = 0;
 					entry->data.minmax_valid[phase] = false;
 				}
+				memset(&entry->data.counters.exec_hist, 0,
+					   sizeof(entry->data.counters.exec_hist));
 				entry->data.minmax_stats_since = now;
+				entry->data.changed_at = GetCurrentTimestamp();
 			}
 			LWLockRelease(&entry->header.lock);
 		}

@@ -19,7 +19,8 @@ typedef struct PgsqResetFilter
 	int64		queryid;
 } PgsqResetFilter;
 
-extern int	pgsq_collect_entries(PgsqEntryData **entries);
+extern int	pgsq_collect_entries(PgsqEntryData **entries, TimestampTz since);
+extern bool pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data);
 extern int64 pgsq_count_entries(void);
 extern TimestampTz pgsq_reset_entries(const PgsqResetFilter *filter,
 									  bool minmax_only);

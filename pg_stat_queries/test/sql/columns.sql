@@ -32,3 +32,21 @@ SELECT num_entries > 0 AS entries, max = current_setting('pg_stat_queries.max'):
        query_text_bytes > 0 AS text_bytes, query_text_memory = 16 * 1024 * 1024 AS text_memory,
        dealloc = 0 AS no_dealloc, texts_missing = 0 AS no_missing
   FROM pg_stat_queries_info;
+
+-- Version 1.0 (no percentiles) is served by the same library, and updates
+SELECT count(*) AS v11_columns FROM information_schema.columns
+ WHERE table_name = 'pg_stat_queries';
+DROP EXTENSION pg_stat_queries;
+CREATE EXTENSION pg_stat_queries VERSION '1.0';
+SELECT count(*) AS v10_columns FROM information_schema.columns
+ WHERE table_name = 'pg_stat_queries';
+SELECT count(*) > 0 AS v10_rows FROM pg_stat_queries WHERE calls > 0;
+SELECT count(*) AS v10_functions FROM pg_proc
+ WHERE proname IN ('pg_stat_queries_changed', 'pg_stat_queries_histogram');
+ALTER EXTENSION pg_stat_queries UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_queries';
+SELECT count(*) AS updated_columns FROM information_schema.columns
+ WHERE table_name = 'pg_stat_queries';
+SELECT count(*) AS updated_functions FROM pg_proc
+ WHERE proname IN ('pg_stat_queries_changed', 'pg_stat_queries_histogram');
+SELECT count(*) > 0 AS updated_rows FROM pg_stat_queries WHERE p50_exec_time IS NOT NULL;

@@ -72,7 +72,8 @@ SELECT count(*) FROM compat_t;
 SELECT DISTINCT query FROM pg_stat_statements
  WHERE userid <> (SELECT oid FROM pg_roles WHERE rolname = current_user);
 SELECT query FROM pg_stat_statements
- WHERE userid = (SELECT oid FROM pg_roles WHERE rolname = current_user);
+ WHERE userid = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+ ORDER BY query COLLATE "C";
 SELECT pg_stat_statements_reset();
 SELECT dealloc >= 0 AS info_readable FROM pg_stat_statements_info;
 RESET ROLE;

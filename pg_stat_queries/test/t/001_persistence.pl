@@ -41,12 +41,33 @@ ok(!-e $node->data_dir . '/pg_stat/pg_stat_queries.texts',
 	'text file removed once loaded');
 
 # min/max, means and timestamps come back unchanged
-my $before = $node->safe_psql('postgres',
-	"SELECT min_exec_time, max_exec_time, mean_exec_time, stats_since FROM pg_stat_queries WHERE query = 'SELECT \$1 AS persisted'");
+# and so do the percentiles, the histogram and the change times
+my $restored_sql = q{
+SELECT s.min_exec_time, s.max_exec_time, s.mean_exec_time, s.stats_since,
+       s.p50_exec_time, s.p99_exec_time, c.text_stored_at,
+       (SELECT string_agg(lower_bound || ':' || count, ',')
+          FROM pg_stat_queries_histogram(s.userid, s.dbid, s.queryid, s.toplevel))
+  FROM pg_stat_queries s
+  JOIN pg_stat_queries_changed('-infinity') c USING (userid, dbid, queryid, toplevel)
+ WHERE s.query = 'SELECT $1 AS persisted'};
+my $before = $node->safe_psql('postgres', $restored_sql);
+is( $node->safe_psql('postgres',
+		"SELECT sum(h.count) FROM pg_stat_queries s, pg_stat_queries_histogram(s.userid, s.dbid, s.queryid, s.toplevel) h WHERE s.query = 'SELECT \$1 AS persisted'"
+	),
+	'5',
+	'histogram holds the five executions');
+my $changed_before = $node->safe_psql('postgres',
+	"SELECT count(*) FROM pg_stat_queries_changed(now()) WHERE query = 'SELECT \$1 AS persisted'");
 $node->restart;
-my $after = $node->safe_psql('postgres',
-	"SELECT min_exec_time, max_exec_time, mean_exec_time, stats_since FROM pg_stat_queries WHERE query = 'SELECT \$1 AS persisted'");
-is($after, $before, 'timing summary and stats_since restored exactly');
+my $after = $node->safe_psql('postgres', $restored_sql);
+is($after, $before,
+	'timing summary, percentiles, histogram, stats_since and text time restored exactly');
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_stat_queries_changed(now() - interval '1 hour') WHERE query = 'SELECT \$1 AS persisted'"
+	),
+	'1',
+	'a restored entry keeps its change time');
+is($changed_before, '0', 'no change after the last merge');
 
 # immediate shutdown = crash: everything is discarded
 run_statement("SELECT 'crash-me' AS crashed", 3);

@@ -319,8 +319,8 @@ sub write_raw
 
 # Offsets of the records of the text file: a 48-byte header (magic,
 # version, major version, padding, reset time, three counters), then per
-# text a 32-byte record (userid, dbid, queryid, toplevel and padding,
-# encoding, len) and len bytes.  Dies if the file does not walk to its end
+# text a 40-byte record (userid, dbid, queryid, toplevel and padding,
+# time stored, encoding, len) and len bytes.  Dies if the file does not walk to its end
 # exactly, so a change of layout shows here rather than as odd results.
 sub text_records
 {
@@ -331,10 +331,10 @@ sub text_records
 	my $pos = 48;
 	while ($pos < length($data))
 	{
-		my (undef, undef, undef, undef, undef, $len) =
-		  unpack('L L q C x7 l l', substr($data, $pos, 32));
+		my (undef, undef, undef, undef, undef, undef, $len) =
+		  unpack('L L q C x7 q l l', substr($data, $pos, 40));
 		push @records, { pos => $pos, len => $len };
-		$pos += 32 + $len;
+		$pos += 40 + $len;
 	}
 	die "text file does not end at a record boundary" unless $pos == length($data);
 	return @records;
@@ -366,7 +366,7 @@ my %damage = (
 		my $data = read_raw($texts_file);
 		my @rec = text_records($data);
 		my $r = $rec[ int(@rec / 2) ];
-		write_raw($texts_file, substr($data, 0, $r->{pos} + 32 + int($r->{len} / 2)));
+		write_raw($texts_file, substr($data, 0, $r->{pos} + 40 + int($r->{len} / 2)));
 		return qr/ignoring invalid pg_stat_queries text file "pg_stat\/pg_stat_queries\.texts"/;
 	},
 	'text file truncated in a record header' => sub {
@@ -380,7 +380,7 @@ my %damage = (
 		my $data = read_raw($texts_file);
 		my @rec = text_records($data);
 		my $r = $rec[ int(@rec / 2) ];
-		substr($data, $r->{pos} + 28, 4) = pack('l', length($data) + 1000);
+		substr($data, $r->{pos} + 36, 4) = pack('l', length($data) + 1000);
 		write_raw($texts_file, $data);
 		return qr/ignoring invalid pg_stat_queries text file "pg_stat\/pg_stat_queries\.texts"/;
 	},

@@ -1,0 +1,295 @@
+/*-------------------------------------------------------------------------
+ *
+ * histogram.c
+ *		Latency histograms of execution times, and percentiles read from them.
+ *
+ * An execution adds one to a bucket of its backend's pending histogram
+ * (histogram.h, inline); merging adds bucket counts, so histograms merged
+ * in any grouping, from any number of backends, equal the histogram of all
+ * their executions as long as no window had to move.  When one does, its
+ * slowest times are kept: a window moves up to take a slower time, and the
+ * times below it are counted in its lowest bucket.  The design and the
+ * error bound are in docs/design.md ("Latency percentiles").
+ *
+ * A leaf: depends on no other module of ours.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "histogram.h"
+#include "utils/float.h"
+
+/* Mantissa thresholds of the three buckets of a doubling */
+static const uint64 split_of_third[PGSQ_HIST_PER_OCTAVE] = {
+	0, PGSQ_HIST_SPLIT1, PGSQ_HIST_SPLIT2
+};
+
+/* Lower bound of a bucket, in milliseconds */
+static double
+bucket_lower_ms(int bucket)
+{
+	int			octave = bucket / PGSQ_HIST_PER_OCTAVE;
+	int			third = bucket % PGSQ_HIST_PER_OCTAVE;
+
+	/* round towards minus infinity */
+	if (third < 0)
+	{
+		third += PGSQ_HIST_PER_OCTAVE;
+		octave--;
+	}
+	return ldexp(1.0 + (double) split_of_third[third] / (double) (UINT64CONST(1) << 52),
+				 octave);
+}
+
+/* First and last non-empty bucket (indexes into counts); false if none */
+static bool
+occupied_range(const PgsqHistogram *h, int *first, int *last)
+{
+	int			lo = 0;
+	int			hi = PGSQ_HIST_BUCKETS - 1;
+
+	while (lo < PGSQ_HIST_BUCKETS && h->counts[lo] == 0)
+		lo++;
+	if (lo == PGSQ_HIST_BUCKETS)
+		return false;
+	while (h->counts[hi] == 0)
+		hi--;
+	*first = lo;
+	*last = hi;
+	return true;
+}
+
+/* Does the histogram count no execution? */
+bool
+pgsq_hist_is_empty(const PgsqHistogram *h)
+{
+	int			first;
+	int			last;
+
+	return !occupied_range(h, &first, &last);
+}
+
+/*
+ * Halve every count, keeping non-empty buckets non-empty: only when a
+ * bucket would pass 2^32 executions, so the proportions that percentiles
+ * read move by less than one in 2^31.
+ */
+static void
+halve_counts(PgsqHistogram *h)
+{
+	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+		h->counts[i] = h->counts[i] / 2 + (h->counts[i] & 1);
+}
+
+/* Add a count to one bucket of the window */
+static void
+add_count(PgsqHistogram *h, int index, uint64 count)
+{
+	Assert(index >= 0 && index < PGSQ_HIST_BUCKETS);
+	while (count > (uint64) (PG_UINT32_MAX - h->counts[index]))
+	{
+		halve_counts(h);
+		count = (count + 1) / 2;
+	}
+	h->counts[index] += (uint32) count;
+}
+
+/*
+ * Move the window so that counts[0] is bucket new_base.  Buckets left
+ * below it are added to the new lowest one.  The caller makes sure that
+ * no non-empty bucket is left above the window.
+ */
+static void
+move_window(PgsqHistogram *h, int new_base)
+{
+	int			shift = new_base - h->base;
+	uint32		moved[PGSQ_HIST_BUCKETS] = {0};
+	uint64		below = 0;
+
+	if (shift == 0)
+		return;
+	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+	{
+		int			to = i - shift;
+
+		if (h->counts[i] == 0)
+			continue;
+		if (to < 0)
+			below += h->counts[i];
+		else
+		{
+			Assert(to < PGSQ_HIST_BUCKETS);
+			moved[to] = h->counts[i];
+		}
+	}
+	memcpy(h->counts, moved, sizeof(moved));
+	h->base = (int16) new_base;
+	if (below > 0)
+	{
+		h->collapsed = true;
+		add_count(h, 0, below);
+	}
+}
+
+/*
+ * Add a count to any bucket, moving the window if it is outside.  A slower
+ * time than the window holds moves it up; a faster one moves it down as far
+ * as the slowest non-empty bucket allows, or else is counted in the lowest.
+ */
+static void
+add_to_bucket(PgsqHistogram *h, int bucket, uint64 count)
+{
+	int			first;
+	int			last;
+	int			index;
+
+	if (!occupied_range(h, &first, &last))
+	{
+		/* an empty window is centred on its first time */
+		h->base = (int16) (bucket - PGSQ_HIST_BUCKETS / 2);
+		h->collapsed = false;
+	}
+	else if (bucket >= h->base + PGSQ_HIST_BUCKETS)
+		move_window(h, bucket - (PGSQ_HIST_BUCKETS - 1));
+	else if (bucket < h->base)
+		move_window(h, Max(bucket, h->base + last - (PGSQ_HIST_BUCKETS - 1)));
+
+	index = bucket - h->base;
+	if (index < 0)
+	{
+		index = 0;
+		h->collapsed = true;
+	}
+	add_count(h, index, count);
+}
+
+/* The slow path of pgsq_hist_add: a time outside the window */
+void
+pgsq_hist_add_slow(PgsqHistogram *h, int bucket)
+{
+	add_to_bucket(h, bucket, 1);
+}
+
+/*
+ * Add one histogram to another.  The window is placed once, over the
+ * slowest non-empty bucket of the two and as low as that allows.
+ */
+void
+pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
+{
+	int			src_first;
+	int			src_last;
+	int			dst_first;
+	int			dst_last;
+	int			lowest;
+	int			highest;
+	int			new_base;
+
+	if (!occupied_range(src, &src_first, &src_last))
+		return;
+	lowest = src->base + src_first;
+	highest = src->base + src_last;
+	if (occupied_range(dst, &dst_first, &dst_last))
+	{
+		lowest = Min(lowest, dst->base + dst_first);
+		highest = Max(highest, dst->base + dst_last);
+		new_base = Max(lowest, highest - (PGSQ_HIST_BUCKETS - 1));
+		move_window(dst, new_base);
+	}
+	else
+	{
+		new_base = Max(lowest, highest - (PGSQ_HIST_BUCKETS - 1));
+		dst->base = (int16) new_base;
+		dst->collapsed = false;
+	}
+
+	for (int i = src_first; i <= src_last; i++)
+	{
+		int			index = src->base + i - new_base;
+
+		if (src->counts[i] == 0)
+			continue;
+		if (index < 0)
+		{
+			index = 0;
+			dst->collapsed = true;
+		}
+		add_count(dst, index, src->counts[i]);
+	}
+	/* a collapsed source's lowest bucket always lands in dst's lowest */
+	if (src->collapsed)
+		dst->collapsed = true;
+}
+
+/* Bounds of the window's bucket at index, the lowest one widened to min */
+static void
+index_bounds(const PgsqHistogram *h, int index, double min_ms,
+			 double *lower, double *upper)
+{
+	*lower = bucket_lower_ms(h->base + index);
+	*upper = bucket_lower_ms(h->base + index + 1);
+	if (index == 0 && h->collapsed && min_ms >= 0 && min_ms < *lower)
+		*lower = min_ms;
+}
+
+/*
+ * The time below which the given fraction of executions fall (nearest
+ * rank), or NaN if the histogram is empty.  A bucket is reported by the
+ * harmonic mean of its bounds, the value whose relative distance to either
+ * bound is the same, (gamma - 1) / (gamma + 1); and the result is clamped
+ * to the executions' minimum and maximum, which only brings it closer.
+ */
+double
+pgsq_hist_percentile(const PgsqHistogram *h, double fraction,
+					 double min_ms, double max_ms)
+{
+	uint64		total = 0;
+	uint64		rank;
+	uint64		seen = 0;
+
+	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+		total += h->counts[i];
+	if (total == 0)
+		return get_float8_nan();
+
+	rank = (uint64) ceil(fraction * (double) total);
+	rank = Max(rank, 1);
+	rank = Min(rank, total);
+	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+	{
+		seen += h->counts[i];
+		if (seen >= rank)
+		{
+			double		lower;
+			double		upper;
+			double		value;
+
+			index_bounds(h, i, min_ms, &lower, &upper);
+			value = 2.0 * lower * upper / (lower + upper);
+			if (max_ms >= min_ms)
+				value = Max(Min(value, max_ms), min_ms);
+			return value;
+		}
+	}
+	pg_unreachable();
+}
+
+/* Fill out[] with the non-empty buckets, fastest first; returns how many */
+int
+pgsq_hist_buckets(const PgsqHistogram *h, double min_ms, PgsqHistBucket *out)
+{
+	int			n = 0;
+
+	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+	{
+		if (h->counts[i] == 0)
+			continue;
+		index_bounds(h, i, min_ms, &out[n].lower_ms, &out[n].upper_ms);
+		out[n].count = h->counts[i];
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,114 @@
+-- Latency percentiles: p50/p95/p99_exec_time and pg_stat_queries_histogram()
+-- against execution times known independently; merging across backends;
+-- a window that had to move; min/max resets; privileges.
+SELECT pg_stat_queries_reset() IS NOT NULL AS t;
+SET pg_stat_queries.track = 'all';
+
+-- Each nested pg_sleep is timed by the function too: the time between the
+-- two clock readings contains the statement's execution time and a little
+-- more (well under 2% of 4 ms here).
+CREATE TABLE pct_durations (ms float8);
+CREATE FUNCTION pct_sleep(ms float8) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz := clock_timestamp();
+BEGIN
+  PERFORM pg_sleep(ms / 1000.0);
+  INSERT INTO pct_durations
+    VALUES (extract(epoch FROM clock_timestamp() - t0) * 1000);
+END $$;
+
+-- 80 sleeps of 4 ms and 20 of 40 ms, in two backends (the second half
+-- after a reconnection), so the histogram is merged from both
+SELECT count(pct_sleep(CASE WHEN i % 5 = 0 THEN 40 ELSE 4 END))
+  FROM generate_series(1, 50) i;
+\c
+SET pg_stat_queries.track = 'all';
+SELECT count(pct_sleep(CASE WHEN i % 5 = 0 THEN 40 ELSE 4 END))
+  FROM generate_series(1, 50) i;
+
+-- all 100 executions, 80 fast and 20 slow, in the histogram
+SELECT calls, sum(h.count) AS counted,
+       sum(h.count) FILTER (WHERE h.upper_bound <= 20) AS fast,
+       sum(h.count) FILTER (WHERE h.lower_bound >= 20) AS slow,
+       bool_and(h.upper_bound / h.lower_bound BETWEEN 1.2599 AND 1.2600) AS third_of_doubling
+  FROM pg_stat_queries s,
+       pg_stat_queries_histogram(s.userid, s.dbid, s.queryid, s.toplevel) h
+ WHERE s.query = 'SELECT pg_sleep(ms / $2)'
+ GROUP BY calls;
+
+-- each percentile within 11.5% of the true one (nearest rank, as
+-- percentile_disc), with 2% more below for the function's own overhead
+WITH truth AS (
+  SELECT percentile_disc(0.50) WITHIN GROUP (ORDER BY ms) AS p50,
+         percentile_disc(0.95) WITHIN GROUP (ORDER BY ms) AS p95,
+         percentile_disc(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+    FROM pct_durations)
+SELECT p50_exec_time BETWEEN truth.p50 * 0.885 * 0.98 AND truth.p50 * 1.115 AS p50_ok,
+       p95_exec_time BETWEEN truth.p95 * 0.885 * 0.98 AND truth.p95 * 1.115 AS p95_ok,
+       p99_exec_time BETWEEN truth.p99 * 0.885 * 0.98 AND truth.p99 * 1.115 AS p99_ok,
+       p50_exec_time < 20 AND p95_exec_time > 20 AS fast_and_slow,
+       p50_exec_time >= min_exec_time AND p99_exec_time <= max_exec_time AS within_min_max
+  FROM pg_stat_queries, truth
+ WHERE query = 'SELECT pg_sleep(ms / $2)';
+
+-- The window spans about 20,000 times its fastest bucket: times far below
+-- a slower one are counted in its lowest bucket, which then starts at the
+-- minimum; the upper percentiles stay within the bound.  Fast times in one
+-- backend, slow ones in another: the merge moves the window.
+SELECT pg_stat_queries_reset() IS NOT NULL AS t;
+TRUNCATE pct_durations;
+SELECT count(pct_sleep(0)) FROM generate_series(1, 30);
+\c
+SET pg_stat_queries.track = 'all';
+SELECT pct_sleep(1000);
+SELECT min(h.lower_bound) = min(s.min_exec_time) AS lowest_starts_at_min,
+       sum(h.count) FILTER (WHERE h.upper_bound < 100) AS fast_count,
+       sum(h.count) FILTER (WHERE h.lower_bound > 100) AS slow_count
+  FROM pg_stat_queries s,
+       pg_stat_queries_histogram(s.userid, s.dbid, s.queryid, s.toplevel) h
+ WHERE s.query = 'SELECT pg_sleep(ms / $2)'
+ GROUP BY s.queryid;
+SELECT calls, p99_exec_time BETWEEN 1000 * 0.885 AND max_exec_time AS p99_ok,
+       (SELECT sum(count) FROM pg_stat_queries_histogram(userid, dbid, queryid, toplevel)) AS counted
+  FROM pg_stat_queries WHERE query = 'SELECT pg_sleep(ms / $2)';
+
+-- a min/max reset also empties the histogram: percentiles describe the
+-- executions since minmax_stats_since, like min and max
+SELECT pg_stat_queries_reset(0, 0, queryid, true) IS NOT NULL AS t
+  FROM pg_stat_queries WHERE query = 'SELECT pg_sleep(ms / $2)';
+SELECT calls, p50_exec_time IS NULL AS p50_null, p99_exec_time IS NULL AS p99_null,
+       (SELECT count(*) FROM pg_stat_queries_histogram(userid, dbid, queryid, toplevel)) AS buckets
+  FROM pg_stat_queries WHERE query = 'SELECT pg_sleep(ms / $2)';
+SELECT pct_sleep(1);
+SELECT calls, p50_exec_time = p99_exec_time AS one_time,
+       p50_exec_time BETWEEN min_exec_time AND max_exec_time AS clamped,
+       (SELECT sum(count) FROM pg_stat_queries_histogram(userid, dbid, queryid, toplevel)) AS counted
+  FROM pg_stat_queries WHERE query = 'SELECT pg_sleep(ms / $2)';
+
+-- unknown statement: no rows
+SELECT count(*) FROM pg_stat_queries_histogram(10, 1, 42, true);
+
+-- privileges: another user's histogram only with pg_read_all_stats, even
+-- for a caller who knows its query ID
+SELECT userid AS pct_owner, dbid AS pct_db, queryid AS pct_qid
+  FROM pg_stat_queries WHERE query = 'SELECT pg_sleep(ms / $2)' \gset
+CREATE ROLE regress_pct_user;
+SET ROLE regress_pct_user;
+SELECT count(*) AS others_buckets
+  FROM pg_stat_queries_histogram(:pct_owner, :pct_db, :pct_qid, false);
+SELECT 'mine' AS own_statement;
+SELECT count(*) AS own_buckets
+  FROM pg_stat_queries s,
+       pg_stat_queries_histogram(s.userid, s.dbid, s.queryid, s.toplevel) h
+ WHERE s.query = 'SELECT $1 AS own_statement';
+RESET ROLE;
+GRANT pg_read_all_stats TO regress_pct_user;
+SET ROLE regress_pct_user;
+SELECT count(*) AS others_buckets_granted
+  FROM pg_stat_queries_histogram(:pct_owner, :pct_db, :pct_qid, false);
+RESET ROLE;
+DROP ROLE regress_pct_user;
+
+DROP FUNCTION pct_sleep(float8);
+DROP TABLE pct_durations;
+RESET pg_stat_queries.track;
