@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 #
-# bench/index_stats.sh -- time pgstattuple's pgstatindex() against
+# bench/index_stats.sh -- time pgstattuple's pgstatindex() and
 # pg_index_stats() on B-tree indexes of several sizes, cold and warm cache,
-# in several I/O configurations.  Not part of CI.
+# in several I/O configurations, and measure in the same run how fast the
+# device itself reads sequentially with direct I/O, the physical limit the
+# cold figures are judged against.  Not part of CI.
 #
 # The script builds a throw-away cluster with the release build, installs
 # pg_index_stats into that build, creates one index built in key order
-# ("sequential") and one filled in random key order ("fragmented") per size,
-# then measures both functions:
+# ("seq") and one filled in random key order ("frag") per size, then:
 #
+#   device: before every configuration and at the end, DEVICE_REPEATS
+#         sequential reads of the largest index's first segment file
+#         (a file of the cluster, so the same filesystem) with direct I/O,
+#         bypassing the page cache: fio (1 MiB reads, queue depth
+#         DEVICE_IODEPTH, libaio) and dd (1 MiB reads, one at a time); and
+#         one more fio read of that file before every round of cold calls.
+#         The device's bandwidth is the median of all fio samples (dd's
+#         when fio is missing and cannot be installed).
 #   cold: restart the server and drop the kernel page cache before every
 #         call; the two functions alternate (ABBA order), REPEATS calls each
 #   warm: in one session per index, load the index into shared_buffers
@@ -16,26 +25,39 @@
 #         WARM_CALLS times each, alternating (ABBA order)
 #
 # Every call is timed on the server (clock_timestamp() around the call in a
-# PL/pgSQL helper), so client round trips are not part of the figures.  The
-# tables report medians; speedup = median pgstatindex / median pg_index_stats.
+# PL/pgSQL helper), so client round trips are not part of the figures.
+# Throughput = index bytes / median time; the cold throughput is also given
+# as a fraction of the device's bandwidth.  Targets (issue 22): cold
+# pg_index_stats at least 85% of the device's bandwidth for 1 GB at default
+# settings, and at least pgstatindex's cold throughput at every size.
 #
 # Configurations (CONFIGS, applied identically to both functions):
 #   sync          io_method=sync, everything else at its default
-#   worker        io_method=worker, everything else at its default
+#   worker        io_method=worker (PostgreSQL's default), everything else
+#                 at its default
+#   io_uring      io_method=io_uring, everything else at its default (needs
+#                 a build --with-liburing: scripts/install-postgres release)
 #   worker-tuned  io_method=worker, io_workers=8, effective_io_concurrency=64
+#                 (not a default; not in the default list)
 #
-# Results (in OUT_DIR): index_stats.md (median times, speedup, verdict on
-# the targets, load average), index_stats.csv (every sample,
-# with the 1-minute load average when it was taken) and, when matplotlib can
-# be imported, index_stats.png (speedup per configuration).
+# Results (in OUT_DIR), written by bench/index_stats_report.py:
+# index_stats.md (everything, notes on the method included), index_stats.csv
+# (every timed call, with the 1-minute load average when it was taken),
+# index_stats_device.csv (every device read), index_stats_env.txt (the
+# machine and settings) and, when matplotlib can be imported,
+# index_stats.png (cold throughput as a fraction of the device's bandwidth).
+# The reading of the figures is kept by hand in discussion.md.
 #
 # Environment:
 #   SIZES           index sizes in MB (default "20 200 1024")
 #   REPEATS         cold calls per function and configuration (default 7)
 #   WARM_CALLS      timed warm calls per function and configuration (default 31)
 #   WARM_WARMUP     untimed warm calls per function first (default 3)
-#   CONFIGS         configurations to test (default "sync worker worker-tuned";
+#   CONFIGS         configurations to test (default "sync worker io_uring";
 #                   IO_METHODS is accepted as an older name)
+#   DEVICE_REPEATS  device reads per tool before every configuration and at
+#                   the end (default 3)
+#   DEVICE_IODEPTH  fio's queue depth (default 32)
 #   PGBIN           PostgreSQL binaries (default /opt/pgsq/18-release/bin)
 #   PGSQ_BENCH_DIR  cluster directory (default /tmp/pg_index_stats_bench)
 #   BENCH_PORT      port of the throw-away server (default 54329)
@@ -43,7 +65,8 @@
 #   OUT_DIR         where the results go (default bench/results)
 #
 # Dropping the page cache needs root (or sudo); the server itself runs as the
-# "postgres" user when the script is started as root.
+# "postgres" user when the script is started as root.  As root, Debian's fio
+# is installed when missing.
 
 set -euo pipefail
 
@@ -53,12 +76,16 @@ SIZES=${SIZES:-"20 200 1024"}
 REPEATS=${REPEATS:-7}
 WARM_CALLS=${WARM_CALLS:-31}
 WARM_WARMUP=${WARM_WARMUP:-3}
-CONFIGS=${CONFIGS:-${IO_METHODS:-"sync worker worker-tuned"}}
+CONFIGS=${CONFIGS:-${IO_METHODS:-"sync worker io_uring"}}
+DEVICE_REPEATS=${DEVICE_REPEATS:-3}
+DEVICE_IODEPTH=${DEVICE_IODEPTH:-32}
 BENCH_DIR=${PGSQ_BENCH_DIR:-/tmp/pg_index_stats_bench}
 PORT=${BENCH_PORT:-54329}
 RESULTS="${OUT_DIR:-$ROOT/bench/results}"
 DATA="$BENCH_DIR/data"
 SAMPLES="$RESULTS/index_stats.csv"
+DEVICE_SAMPLES="$RESULTS/index_stats_device.csv"
+ENV_FILE="$RESULTS/index_stats_env.txt"
 START=$(date +%s)
 
 log() { printf '[index_stats %5ds] %s\n' $(( $(date +%s) - START )) "$*" >&2; }
@@ -66,14 +93,31 @@ die() { echo "index_stats.sh: $*" >&2; exit 1; }
 
 [ -x "$PGBIN/pg_ctl" ] || die "no PostgreSQL binaries in $PGBIN"
 [ -f "$(dirname "$PGBIN")/.complete" ] || die "release build in $(dirname "$PGBIN") is not complete"
-for v in REPEATS WARM_CALLS WARM_WARMUP; do
+for v in REPEATS WARM_CALLS WARM_WARMUP DEVICE_REPEATS DEVICE_IODEPTH; do
 	case "${!v}" in '' | *[!0-9]*) die "$v must be a non-negative integer" ;; esac
 done
 [ "$REPEATS" -ge 1 ] || die "REPEATS must be at least 1"
 [ "$WARM_CALLS" -ge 1 ] || die "WARM_CALLS must be at least 1"
+[ "$DEVICE_IODEPTH" -ge 1 ] || die "DEVICE_IODEPTH must be at least 1"
 for c in $CONFIGS; do
-	case "$c" in sync | worker | worker-tuned) ;; *) die "unknown configuration $c" ;; esac
+	case "$c" in
+		sync | worker | worker-tuned) ;;
+		io_uring)
+			"$PGBIN/pg_config" --configure | grep -q -- --with-liburing ||
+				die "io_uring needs a PostgreSQL built --with-liburing (scripts/install-postgres release rebuilds it so)" ;;
+		*) die "unknown configuration $c" ;;
+	esac
 done
+
+# fio measures the device with a deep queue; without it, dd alone (one read
+# in flight) gives a lower figure.
+if ! command -v fio >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	log "installing fio"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends fio >/dev/null 2>&1 ||
+		{ apt-get update -q >/dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends fio >/dev/null 2>&1; } ||
+		log "could not install fio: the device is measured with dd only"
+fi
 
 # Run a command as the cluster owner.
 if [ "$(id -u)" -eq 0 ]; then
@@ -205,12 +249,14 @@ apply_config() {
 	local io=worker workers=DEFAULT eic=DEFAULT
 	case "$1" in
 		sync) io=sync ;;
+		io_uring) io=io_uring ;;
 		worker-tuned) workers=8 eic=64 ;;
 	esac
 	psql_bench -c "ALTER SYSTEM SET io_method = '$io'" \
 		-c "ALTER SYSTEM SET io_workers = $workers" \
 		-c "ALTER SYSTEM SET effective_io_concurrency = $eic"
 	pg_ctl_bench restart -m fast
+	[ "$(psql_bench -At -c "SHOW io_method")" = "$io" ] || die "io_method is not $io after the restart"
 }
 
 # One cold call of function $1 on index $2 in a fresh session; prints ms.
@@ -223,34 +269,72 @@ SELECT round(ms::numeric, 3) FROM time_calls(ARRAY['$1'], '$2', 1);
 EOF
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# The device: the first segment file of the largest index built in key
+# order, read sequentially with direct I/O.
+DEVICE_FILE="$DATA/$(psql_bench -At -c "SELECT pg_relation_filepath('seq_${max_size}_k')")"
+DEVICE_BYTES=$(stat -c %s "$DEVICE_FILE")
 
-echo "config,cache,size_mb,layout,index_mb,function,repeat,ms,load1" >"$SAMPLES"
+# One fio read of the device file, appended to DEVICE_SAMPLES as phase $1,
+# repeat $2 (nothing without fio).
+device_fio() {
+	local kib ms
+	command -v fio >/dev/null || return 0
+	# terse format 3: field 6 = KiB read, field 9 = runtime in ms
+	read -r kib ms < <(fio --name=seqread --readonly --filename="$DEVICE_FILE" --direct=1 \
+		--rw=read --bs=1M --iodepth="$DEVICE_IODEPTH" --ioengine=libaio \
+		--size="$DEVICE_BYTES" --output-format=terse --terse-version=3 |
+		awk -F';' '{ print $6, $9 }')
+	echo "$1,fio,$2,$(( kib * 1024 )),$ms,$(load1)" >>"$DEVICE_SAMPLES"
+	log "device $1 fio #$2: $(awk -v k="$kib" -v m="$ms" 'BEGIN { printf "%.0f", k / 1024 / (m / 1000) }') MiB/s"
+}
+
+# Read the device file DEVICE_REPEATS times with each tool; $1 names the
+# moment (before which configuration, or "end").  Appends to DEVICE_SAMPLES.
+measure_device() {
+	local phase=$1 r secs
+	for r in $(seq 1 "$DEVICE_REPEATS"); do
+		device_fio "$phase" "$r"
+		secs=$(LC_ALL=C dd if="$DEVICE_FILE" of=/dev/null bs=1M iflag=direct 2>&1 |
+			awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s," || $i == "s") { print $(i - 1); exit } }')
+		echo "$phase,dd,$r,$DEVICE_BYTES,$(awk -v s="$secs" 'BEGIN { printf "%.3f", s * 1000 }'),$(load1)" >>"$DEVICE_SAMPLES"
+		log "device $phase dd #$r: $(awk -v b="$DEVICE_BYTES" -v s="$secs" 'BEGIN { printf "%.0f", b / 1048576 / s }') MiB/s"
+	done
+}
+
+echo "config,cache,size_mb,layout,index_mb,index_bytes,function,repeat,ms,load1" >"$SAMPLES"
+echo "phase,tool,repeat,bytes,ms,load1" >"$DEVICE_SAMPLES"
 FUNCS="pgstatindex pg_index_stats"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
 for cfg in $CONFIGS; do
 	log "configuration $cfg"
+	drop_caches
+	measure_device "before-$cfg"
 	apply_config "$cfg"
 	for s in $SIZES; do
 		for layout in seq frag; do
 			index="${layout}_${s}_k"
-			index_mb=$(psql_bench -At -c "SELECT round(pg_relation_size('$index') / 1048576.0, 1)")
+			index_bytes=$(psql_bench -At -c "SELECT pg_relation_size('$index')")
+			index_mb=$(awk -v b="$index_bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+			p="$cfg,cold,$s,$layout,$index_mb,$index_bytes"
 			# cold: ABBA order over the repeats
 			for r in $(seq 1 "$REPEATS"); do
+				# the device, read again next to every round of calls: the
+				# disk's speed drifts over minutes
+				device_fio "cold-$cfg-$s-$layout" "$r"
 				if [ $(( r % 2 )) -eq 1 ]; then order=$FUNCS; else order="pg_index_stats pgstatindex"; fi
 				for f in $order; do
 					pg_ctl_bench restart -m fast
 					drop_caches
 					ms=$(cold_call "$f" "$index")
-					echo "$cfg,cold,$s,$layout,$index_mb,$f,$r,$ms,$(load1)" >>"$SAMPLES"
+					echo "$p,$f,$r,$ms,$(load1)" >>"$SAMPLES"
 					log "$cfg cold $index $f #$r: $ms ms"
 				done
 			done
 			# warm: one session, prewarm, untimed warm-up calls, then
 			# WARM_CALLS alternating timed calls per function
 			l=$(load1)
-			psql_bench -At -F, <<EOF | awk -F, -v p="$cfg,warm,$s,$layout,$index_mb" -v l="$l" '{ print p "," $2 "," $1 "," $3 "," l }' >>"$SAMPLES"
+			psql_bench -At -F, <<EOF | awk -F, -v p="$cfg,warm,$s,$layout,$index_mb,$index_bytes" -v l="$l" '{ print p "," $2 "," $1 "," $3 "," l }' >>"$SAMPLES"
 SELECT pg_prewarm('$index') \g /dev/null
 SELECT count(*) FROM time_calls(ARRAY['pgstatindex', 'pg_index_stats'], '$index', $WARM_WARMUP) \g /dev/null
 SELECT round, func, round(ms::numeric, 3) FROM time_calls(ARRAY['pgstatindex', 'pg_index_stats'], '$index', $WARM_CALLS);
@@ -259,131 +343,59 @@ EOF
 		done
 	done
 done
+drop_caches
+measure_device end
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
-LOAD_RANGE=$(awk -F, 'NR > 1 { if (min == "" || $9 < min) min = $9; if ($9 > max) max = $9 } END { print min "-" max }' "$SAMPLES")
 
-# Summarize: median per configuration and the speedup of pg_index_stats.
-pg_version=$("$PGBIN/postgres" --version)
-# kernel read-ahead of the block device holding the cluster
+# The machine and the settings, for the report.
 disk=$(basename "$(df --output=source "$BENCH_DIR" | tail -n 1)")
 [ -e "/sys/block/$disk" ] || disk=$(lsblk -no pkname "/dev/$disk" 2>/dev/null | head -n 1)
-readahead=$(cat "/sys/block/$disk/queue/read_ahead_kb" 2>/dev/null || echo "?")
 if "$PGBIN/pg_config" --configure | grep -q -- --enable-cassert; then
 	build_kind="assert-enabled build"
 else
 	build_kind="release build, CFLAGS $("$PGBIN/pg_config" --cflags | grep -o -- '-O[0-9s]' | tail -n 1)"
 fi
-if "$PGBIN/pg_config" --configure | grep -q -- --with-liburing; then uring="built with liburing"; else uring="built without liburing, so io_method=io_uring is not available"; fi
-cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-mem_gb=$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)
-summary="$BENCH_DIR/summary.csv"
-echo "config,cache,size_mb,layout,index_mb,pgstatindex_ms,pg_index_stats_ms,speedup,paired_speedup,pgstatindex_min,pgstatindex_max,pg_index_stats_min,pg_index_stats_max" >"$summary"
-verdicts="$BENCH_DIR/verdicts.txt"
-: >"$verdicts"
+if "$PGBIN/pg_config" --configure | grep -q -- --with-liburing; then uring=yes; else uring=no; fi
+dirty=$(git -C "$ROOT" status --porcelain -- pg_index_stats bench/index_stats.sh 2>/dev/null | grep -v '^??' | awk '{ print $2 }' | tr '\n' ' ')
 {
-	echo "# pg_index_stats vs pgstatindex"
-	echo
-	echo "Environment: $pg_version ($build_kind, $uring), $(nproc) CPUs ($cpu), ${mem_gb} GB RAM," \
-		"kernel $(uname -r), $disk read_ahead_kb $readahead, shared_buffers ${sb_mb}MB," \
-		"SIZES=\"$SIZES\", REPEATS=$REPEATS (cold), WARM_CALLS=$WARM_CALLS after $WARM_WARMUP warm-up calls (warm)," \
-		"$(date -u '+%Y-%m-%d %H:%M UTC')."
-	echo
-	echo "Load average (1, 5, 15 min) at the start: $LOAD_START; at the end: $LOAD_END;" \
-		"1-minute load average over all samples: $LOAD_RANGE (it is in index_stats.csv for every sample)."
-	echo
-	echo "Configurations, applied identically to both functions:" \
-		"**sync** = io_method=sync, **worker** = io_method=worker, both with every other setting at its default" \
-		"(io_workers=3, effective_io_concurrency=16, io_combine_limit=128kB);" \
-		"**worker-tuned** = io_method=worker with io_workers=8 and effective_io_concurrency=64 (not a default)."
-	echo
-	echo "Cold: server restarted and kernel page cache dropped before every call; $REPEATS calls per function, alternating (ABBA)." \
-		"Warm: per index one session, index loaded with pg_prewarm, $WARM_WARMUP untimed calls per function," \
-		"then $WARM_CALLS timed calls per function, alternating (ABBA)." \
-		"Each call is timed on the server around the call only. Times are medians in ms (min-max in parentheses);" \
-		"speedup = median pgstatindex / median pg_index_stats (the target column judges this figure);" \
-		"paired = median over the rounds of pgstatindex / pg_index_stats for the two calls of one round, which ran back to back." \
-		"Targets: cold >= 1.30x for 200 MB and 1 GB, warm >= 0.95x."
-	echo
-	echo "| config | cache | size (MB) | layout | index MB | pgstatindex ms | pg_index_stats ms | speedup | paired | target |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
-	for cfg in $CONFIGS; do
-		for cache in cold warm; do
-			for s in $SIZES; do
-				for layout in seq frag; do
-					sel() { awk -F, -v c="$cfg" -v k="$cache" -v s="$s" -v l="$layout" -v f="$1" \
-						'$1 == c && $2 == k && $3 == s && $4 == l && $6 == f { print $8 }' "$SAMPLES"; }
-					a=$(sel pgstatindex | median)
-					b=$(sel pg_index_stats | median)
-					amin=$(sel pgstatindex | sort -g | head -n 1)
-					amax=$(sel pgstatindex | sort -g | tail -n 1)
-					bmin=$(sel pg_index_stats | sort -g | head -n 1)
-					bmax=$(sel pg_index_stats | sort -g | tail -n 1)
-					mb=$(awk -F, -v s="$s" -v l="$layout" '$3 == s && $4 == l { print $5; exit }' "$SAMPLES")
-					sp=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')
-					# calls of the same round ran next to each other: the
-					# median of their ratios is less exposed to drifts of the
-					# disk's speed than the ratio of the two medians
-					paired=$(awk -F, -v c="$cfg" -v k="$cache" -v s="$s" -v l="$layout" \
-						'$1 == c && $2 == k && $3 == s && $4 == l { t[$7 "," $6] = $8; r[$7] = 1 }
-						 END { for (i in r) print t[i ",pgstatindex"] / t[i ",pg_index_stats"] }' "$SAMPLES" |
-						median | awk '{ printf "%.2f", $1 }')
-					if [ "$cache" = warm ]; then
-						target=$(awk -v x="$sp" 'BEGIN { print (x >= 0.95) ? "met (>= 0.95x)" : "NOT met (< 0.95x)" }')
-					elif [ "$s" -ge 200 ]; then
-						target=$(awk -v x="$sp" 'BEGIN { print (x >= 1.3) ? "met (>= 1.30x)" : "NOT met (< 1.30x)" }')
-					else
-						target="-"
-					fi
-					[ "$target" = "-" ] || echo "$cfg $cache ${s} MB $layout: ${sp}x, $target" >>"$verdicts"
-					echo "$cfg,$cache,$s,$layout,$mb,$a,$b,$sp,$paired,$amin,$amax,$bmin,$bmax" >>"$summary"
-					printf '| %s | %s | %s | %s | %s | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %sx | %sx | %s |\n' \
-						"$cfg" "$cache" "$s" "$layout" "$mb" "$a" "$amin" "$amax" "$b" "$bmin" "$bmax" "$sp" "$paired" "$target"
-				done
-			done
-		done
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)${dirty:+ plus uncommitted changes to ${dirty% }}"
+	echo "postgres=$("$PGBIN/postgres" --version)"
+	echo "build=$build_kind"
+	echo "liburing=$uring"
+	echo "cpus=$(nproc)"
+	echo "cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "memory_gb=$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)"
+	echo "kernel=$(uname -r)"
+	echo "disk=$disk"
+	echo "read_ahead_kb=$(cat "/sys/block/$disk/queue/read_ahead_kb" 2>/dev/null || echo "?")"
+	echo "scheduler=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$disk/queue/scheduler" 2>/dev/null || echo "?")"
+	echo "filesystem=$(df --output=fstype "$BENCH_DIR" | tail -n 1)"
+	echo "shared_buffers=${sb_mb}MB"
+	echo "sizes=$SIZES"
+	echo "configs=$CONFIGS"
+	echo "repeats=$REPEATS"
+	echo "warm_calls=$WARM_CALLS"
+	echo "warm_warmup=$WARM_WARMUP"
+	echo "device_file=the first segment file of seq_${max_size}_k, $DEVICE_BYTES bytes"
+	echo "device_repeats=$DEVICE_REPEATS"
+	echo "fio=$(fio --version 2>/dev/null || echo none)"
+	echo "fio_iodepth=$DEVICE_IODEPTH"
+	echo "load_start=$LOAD_START"
+	echo "load_end=$LOAD_END"
+} >"$ENV_FILE"
+
+# the chart needs matplotlib: bench/run passes its BENCH_PYTHON, else the
+# first of python3 and Debian's that can import it
+if [ -z "${BENCH_PYTHON:-}" ]; then
+	BENCH_PYTHON=python3
+	for py in python3 /usr/bin/python3; do
+		if command -v "$py" >/dev/null && "$py" -c "import matplotlib" 2>/dev/null; then
+			BENCH_PYTHON=$py
+			break
+		fi
 	done
-	echo
-	echo "Targets not met:"
-	echo
-	if grep -q "NOT met" "$verdicts"; then
-		grep "NOT met" "$verdicts" | sed 's/^/- /'
-	else
-		echo "- none"
-	fi
-	echo
-	echo "Raw samples: index_stats.csv."
-} >"$RESULTS/index_stats.md"
-
-if "${BENCH_PYTHON:-python3}" -c "import matplotlib" 2>/dev/null; then
-	"${BENCH_PYTHON:-python3}" - "$summary" "$RESULTS/index_stats.png" <<'EOF'
-import csv
-import sys
-
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
-rows = list(csv.DictReader(open(sys.argv[1])))
-labels = [f"{r['size_mb']}MB {r['layout']}\n{r['config']} {r['cache']}" for r in rows]
-values = [float(r["speedup"]) for r in rows]
-colors = ["tab:blue" if r["cache"] == "cold" else "tab:orange" for r in rows]
-fig, ax = plt.subplots(figsize=(max(8, len(rows) * 0.7), 5))
-ax.bar(range(len(rows)), values, color=colors)
-ax.axhline(1.0, color="black", linewidth=0.8)
-ax.axhline(1.3, color="tab:blue", linewidth=0.8, linestyle="--", label="cold target 1.3x")
-ax.axhline(0.95, color="tab:orange", linewidth=0.8, linestyle="--", label="warm target 0.95x")
-ax.set_xticks(range(len(rows)))
-ax.set_xticklabels(labels, rotation=90, fontsize=7)
-ax.set_ylabel("speedup (pgstatindex time / pg_index_stats time)")
-ax.set_title("pg_index_stats vs pgstatindex (blue: cold cache, orange: warm)")
-ax.legend(fontsize=8)
-fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
-EOF
-	log "chart written to $RESULTS/index_stats.png"
-else
-	log "matplotlib not available: no chart"
 fi
-
+"$BENCH_PYTHON" "$ROOT/bench/index_stats_report.py" "$RESULTS" || die "the report failed"
 log "results in $RESULTS/index_stats.md"
 cat "$RESULTS/index_stats.md"
