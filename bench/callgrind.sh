@@ -41,6 +41,7 @@ set -uo pipefail
 
 source "$(dirname "$0")/../scripts/lib.sh"
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/callgrind.sh"
 BENCH_START=$(date +%s)
 
 FLAVOR=${PGSQ_BENCH_FLAVOR:-release}
@@ -61,56 +62,14 @@ esac
 SHARED_BUFFERS=128MB
 MAX_CONNECTIONS=20
 
-bench_install_tools
-command -v valgrind >/dev/null || bench_die "valgrind is not installed"
-
-BENCH_DIR=""
-DATADIR=""
-PM_PID=""
-finish() {
-	local rc=$?
-	if [ -n "$DATADIR" ] && [ -f "$DATADIR/postmaster.pid" ]; then
-		bench_stop
-	fi
-	[ -n "$PM_PID" ] && kill "$PM_PID" 2>/dev/null
-	if [ -n "$BENCH_DIR" ] && [ -d "$BENCH_DIR" ]; then
-		if [ "$KEEP_CLUSTER" = 1 ]; then echo "callgrind: keeping $BENCH_DIR"; else rm -rf "$BENCH_DIR"; fi
-	fi
-	exit "$rc"
-}
-trap finish EXIT
-trap 'exit 130' INT TERM HUP
-
-bench_pick_build "$FLAVOR"
-if [ "${INSTALL_EXT:-1}" = 1 ]; then
-	bench_install_extension || exit 1
-fi
-ensure_test_user
-BENCH_DIR=$(mktemp -d "${PGSQ_BENCH_DIR:-/tmp}/pgsq-callgrind.XXXXXX") || bench_die "cannot create work directory"
-chmod 755 "$BENCH_DIR"
-[ "$(id -u)" -eq 0 ] && chown "$PGSQ_TEST_USER" "$BENCH_DIR"
-DATADIR=$BENCH_DIR/data
-SOCKDIR=$BENCH_DIR/sock
-PORT=$(free_port "${BENCH_PORT:-55532}")
-mkdir -p "$OUT_DIR"
-
+cg_prepare callgrind
 bench_say "callgrind with $PGBIN, work directory $BENCH_DIR, port $PORT; N = $T_LO and $T_HI"
-bench_initdb "" || bench_die "initdb failed"
-echo "shared_preload_libraries = ''" | as_test_user "cat > $(q "$BENCH_DIR/none.conf")"
-bench_start "$BENCH_DIR/none.conf" || bench_die "server did not start"
-as_bench_user "createdb bench && pgbench -i -q -s 1 bench" >"$BENCH_DIR/init.log" 2>&1 ||
-	{ cat "$BENCH_DIR/init.log"; bench_die "pgbench -i failed"; }
 if [ "$WORKLOAD" = unique ]; then
 	bench_make_tables u "$UNIQUE_TABLES" || bench_die "creating tables failed"
 	as_test_user "cat > $(q "$BENCH_DIR/unique.sql")" <"$BENCH_ROOT/workloads/unique.sql"
 	as_bench_user "vacuumdb -q -z bench" || bench_die "vacuumdb failed"
 fi
 bench_stop
-
-# Instructions (Ir) in one callgrind output file
-ir_of() {
-	awk '/^(summary|totals):/ { print $2; exit }' "$1"
-}
 
 # The measured statements: $1 = number of transactions
 workload_pgbench() {
@@ -122,43 +81,8 @@ workload_pgbench() {
 
 printf 'config\tt_lo\tir_lo\tt_hi\tir_hi\n' >"$BENCH_DIR/$TSV"
 for c in $CONFIGS; do
-	case "$c" in
-		none) conf="shared_preload_libraries = ''" ;;
-		pgss) conf="shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.save = off
-pg_stat_statements.max = $CG_MAX" ;;
-		pgsq) conf="shared_preload_libraries = 'pg_stat_queries'
-pg_stat_queries.save = off
-pg_stat_queries.max = $CG_MAX" ;;
-		pgsq-sample*) conf="shared_preload_libraries = 'pg_stat_queries'
-pg_stat_queries.save = off
-pg_stat_queries.max = $CG_MAX
-pg_stat_queries.sample_rate = ${c#pgsq-sample}" ;;
-		*) bench_die "unknown configuration $c" ;;
-	esac
-	echo "$conf" | as_test_user "cat > $(q "$DATADIR/bench_run.conf")"
 	cg=$BENCH_DIR/cg_$c
-	as_test_user "mkdir -p $(q "$cg")"
-	# the postmaster in the foreground of a background job, under callgrind
-	as_bench_user "exec valgrind --tool=callgrind --trace-children=yes --dump-instr=no \
-		--callgrind-out-file=$(q "$cg")/callgrind.out.%p postgres -D $(q "$DATADIR") \
-		>$(q "$BENCH_DIR/server_$c.log") 2>&1" &
-	PM_PID=$!
-	ok=0
-	for ((i = 0; i < 240; i++)); do
-		if as_bench_user "pg_isready -q -d bench" 2>/dev/null; then ok=1; break; fi
-		sleep 0.5
-	done
-	[ "$ok" = 1 ] || { tail -n 30 "$BENCH_DIR/server_$c.log"; bench_die "$c: server under valgrind did not start"; }
-	case "$c" in
-		pgss) bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null ;;
-		pgsq) bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_queries" >/dev/null ;;
-	esac
-	# every page the measured connections may read is in shared buffers, so
-	# they do not differ by the pages (and checksums) they happen to read
-	bench_psql "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
-	bench_psql "SELECT pg_prewarm('pgbench_accounts'), pg_prewarm('pgbench_accounts_pkey'), pg_prewarm('pgbench_branches'), pg_prewarm('pgbench_tellers')" >/dev/null ||
-		bench_die "$c: pg_prewarm failed"
+	cg_start "$c" "$CG_MAX" "$cg"
 	as_bench_user "$(workload_pgbench "$WARMUP" 2)" >/dev/null 2>&1 ||
 		bench_die "$c: warm-up pgbench failed"
 	sleep 2
@@ -167,28 +91,18 @@ pg_stat_queries.sample_rate = ${c#pgsq-sample}" ;;
 		before=$(ls "$cg")
 		as_bench_user "$(workload_pgbench "$t")" >"$BENCH_DIR/pgbench_${c}_$t.log" 2>&1 ||
 			{ cat "$BENCH_DIR/pgbench_${c}_$t.log"; bench_die "$c: pgbench -t $t failed"; }
-		# wait for the backends to exit and write their files
-		best=""
-		for ((i = 0; i < 30; i++)); do
-			sleep 1
-			new=$(comm -13 <(echo "$before") <(ls "$cg"))
-			[ -n "$new" ] || continue
-			best=0
-			for f in $new; do
-				v=$(ir_of "$cg/$f")
-				[ -n "$v" ] && [ "$v" -gt "$best" ] && best=$v
-			done
-			[ "$(echo "$new" | wc -l)" -ge 2 ] && break
+		# the backend that served pgbench: the most instructions
+		best=0
+		for f in $(cg_new_files "$cg" "$before"); do
+			v=$(ir_of "$cg/$f")
+			[ -n "$v" ] && [ "$v" -gt "$best" ] && best=$v
 		done
 		[ -n "$best" ] && [ "$best" -gt 0 ] || bench_die "$c: no callgrind output for the pgbench backend"
 		ir[$t]=$best
 		bench_say "$c: N=$t: $best instructions in the benchmark backend"
 	done
 	printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$T_LO" "${ir[$T_LO]}" "$T_HI" "${ir[$T_HI]}" >>"$BENCH_DIR/$TSV"
-	as_bench_user "pg_ctl -D $(q "$DATADIR") -m fast -w -t 120 -s stop" >/dev/null 2>&1
-	wait "$PM_PID" 2>/dev/null
-	PM_PID=""
-	grep -E 'TRAP|PANIC|terminated by signal' "$BENCH_DIR/server_$c.log" && bench_say "$c: server problems (see above)"
+	cg_stop "$c"
 done
 cp "$BENCH_DIR/$TSV" "$OUT_DIR/$TSV"
 

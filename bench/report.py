@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """bench/report.py OUT_DIR -- turn the raw files bench/run (and
-bench/callgrind.sh) left in OUT_DIR into results.md, README-snippet.md and
-tps_ratio.png (the chart only when matplotlib can be imported).
+bench/callgrind.sh, bench/scaling.sh) left in OUT_DIR into results.md,
+README-snippet.md and tps_ratio.png (the chart only when matplotlib can be
+imported).
+
+bench/report.py --scaling OUT_DIR -- only scaling.md and scaling.png, from
+scaling.tsv and scaling_env.txt (bench/scaling.sh calls this).
 
 Inputs in OUT_DIR: runs.tsv, mixed.tsv, env.txt, and optionally
-callgrind.tsv, server_errors.log and discussion.md.
+callgrind.tsv, scaling.tsv (with scaling_env.txt), server_errors.log and
+discussion.md.
 
 discussion.md is written by hand and never by a script: the reading of the
 figures lives there, so that rewriting results.md loses nothing.  When it
@@ -95,7 +100,126 @@ def discussion_line(out_dir, commit):
     return line + "."
 
 
+SCALING_CONFIGS = ["pgss", "pgsq"]
+
+
+def scaling_lines(out_dir, heading="##"):
+    """The table of scaling.tsv (bench/scaling.sh) as markdown lines, or []"""
+    rows = read_tsv(os.path.join(out_dir, "scaling.tsv"))
+    if not rows:
+        return []
+    env = read_env(os.path.join(out_dir, "scaling_env.txt"))
+    by = {(r["config"], int(r["size"])): r for r in rows}
+    sizes = sorted({int(r["size"]) for r in rows})
+    first = rows[0]
+    lines = [f"{heading} Cost per statement as the number of known statements grows (callgrind, cache simulation)", ""]
+    lines.append(f"`bench/scaling.sh`: one backend under `valgrind --tool=callgrind --cache-sim=yes` serving one pgbench "
+                 f"client (`-M simple`) that runs K distinct statements `SELECT abalance FROM pgbench_accounts aK "
+                 f"WHERE aid = N` (one query id per alias), each K twice in turn as warm-up, then phases of "
+                 f"{first['t_lo']} and {first['t_hi']} statements picked at random among the K (fixed seed). "
+                 f"Per statement = (phase {first['t_hi']} - phase {first['t_lo']}) / "
+                 f"{int(first['t_hi']) - int(first['t_lo'])}; D1 misses = D1mr + D1mw, LL misses = ILmr + DLmr + DLmw; "
+                 "\"added\" = minus `none` at the same size. Entries: the extension's entries for the K statements "
+                 "after the run.")
+    lines.append("")
+    lines.append(f"- Date: {env.get('date', '?')}, commit {env.get('commit', '?')}; {env.get('postgres', '?')}; "
+                 f"{env.get('valgrind', '?')}; {env.get('cpu', '?')}")
+    lines.append(f"- Simulated caches: {env.get('caches', '?')}")
+    lines.append(f"- Settings: {env.get('settings', '?')}; run time {env.get('duration', '?')}")
+    lines.append("")
+    lines.append("| config | statements | entries | Ir / stmt | D1 misses / stmt | LL misses / stmt "
+                 "| Ir added | D1 added | LL added |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for k in sizes:
+        for c in CONFIG_ORDER:
+            r = by.get((c, k))
+            if not r:
+                continue
+            lines.append(f"| {c} | {k:,} | {r['entries']} | {float(r['ir_per_stmt']):,.0f} "
+                         f"| {float(r['d1_per_stmt']):,.1f} | {float(r['ll_per_stmt']):,.2f} "
+                         f"| {fmt_signed(r['ir_added'], 0)} | {fmt_signed(r['d1_added'], 1)} "
+                         f"| {fmt_signed(r['ll_added'], 2)} |")
+    lines.append("")
+    if all((c, k) in by for c in SCALING_CONFIGS for k in sizes):
+        lines.append("Target: pg_stat_queries at or below pg_stat_statements' instructions and LL misses per statement "
+                     "at every size.")
+        lines.append("")
+        lines.append("| statements | Ir added pgss | Ir added pgsq | Ir met | LL pgss | LL pgsq | LL met |")
+        lines.append("|---:|---:|---:|---|---:|---:|---|")
+        for k in sizes:
+            s_, q_ = by[("pgss", k)], by[("pgsq", k)]
+            ir_ok = float(q_["ir_per_stmt"]) <= float(s_["ir_per_stmt"])
+            ll_ok = float(q_["ll_per_stmt"]) <= float(s_["ll_per_stmt"])
+            lines.append(f"| {k:,} | {fmt_signed(s_['ir_added'], 0)} | {fmt_signed(q_['ir_added'], 0)} "
+                         f"| {'yes' if ir_ok else '**NO**'} | {float(s_['ll_per_stmt']):,.2f} "
+                         f"| {float(q_['ll_per_stmt']):,.2f} | {'yes' if ll_ok else '**NO**'} |")
+        lines.append("")
+    if os.path.exists(os.path.join(out_dir, "scaling.png")):
+        lines.append("![cost per statement against the number of statements](scaling.png)")
+        lines.append("")
+    return lines
+
+
+def fmt_signed(v, digits):
+    try:
+        return f"{float(v):+,.{digits}f}"
+    except ValueError:
+        return "-"
+
+
+def make_scaling_chart(out_dir):
+    """scaling.png: Ir added and LL misses per statement against the number of statements (log x)"""
+    rows = read_tsv(os.path.join(out_dir, "scaling.tsv"))
+    if not rows:
+        return False
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    colors = {"none": "#9e9e9e", "pgss": "#e07b39", "pgsq": "#3a78b5"}
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    for c in CONFIG_ORDER:
+        pts = sorted((int(r["size"]), r) for r in rows if r["config"] == c)
+        if not pts:
+            continue
+        xs = [k for k, _ in pts]
+        if c != "none" and all(r["ir_added"] not in ("-", "") for _, r in pts):
+            ax1.plot(xs, [float(r["ir_added"]) for _, r in pts], marker="o", color=colors[c], label=CONFIG_NAMES[c])
+        ax2.plot(xs, [float(r["ll_per_stmt"]) for _, r in pts], marker="o", color=colors[c], label=CONFIG_NAMES[c])
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_xlabel("known statements (log scale)")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8)
+        ax.set_ylim(bottom=0)
+    ax1.set_ylabel("instructions added per statement (vs none)")
+    ax1.set_title("Instructions added per statement")
+    ax2.set_ylabel("LL misses per statement (ILmr + DLmr + DLmw)")
+    ax2.set_title("Last-level cache misses per statement")
+    fig.suptitle("Cost per statement against the number of known statements (callgrind --cache-sim=yes)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "scaling.png"), dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_scaling(out_dir):
+    """scaling.png and scaling.md from scaling.tsv"""
+    make_scaling_chart(out_dir)
+    lines = scaling_lines(out_dir, "#")
+    if not lines:
+        print("no scaling.tsv in " + out_dir, file=sys.stderr)
+        return 1
+    with open(os.path.join(out_dir, "scaling.md"), "w") as f:
+        f.write("\n".join(lines))
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--scaling":
+        return write_scaling(sys.argv[2])
     out_dir = sys.argv[1]
     env = read_env(os.path.join(out_dir, "env.txt"))
     runs = read_tsv(os.path.join(out_dir, "runs.tsv"))
@@ -281,6 +405,11 @@ def main():
                             f"| {added:+,.0f} | {simple:+,.0f} |")
         cg_lines.append("")
         lines.extend(cg_lines)
+
+    # bench/scaling.sh's table, when it ran (its own file scaling.md has the same)
+    sc = scaling_lines(out_dir)
+    if sc:
+        lines.extend(l.replace("](scaling.png)", "](scaling.png) (details: [scaling.md](scaling.md))") for l in sc)
 
     errs_path = os.path.join(out_dir, "server_errors.log")
     if os.path.exists(errs_path) and os.path.getsize(errs_path) > 0:

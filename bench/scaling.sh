@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+#
+# bench/scaling.sh -- cost per statement as the number of known statements
+# grows, measured with callgrind's cache simulation.
+#
+# Usage: bench/scaling.sh      (bench/run calls it at the end in full mode)
+#        SIZES="1 1000" CONFIGS="none pgsq" bench/scaling.sh   (a quick run)
+#
+# The statements: K distinct ones, "SELECT abalance FROM pgbench_accounts aK
+# WHERE aid = N" for K = 1..size.  PostgreSQL 18 jumbles a relation by its
+# alias, so each alias is a query id of its own, all on one table, each as
+# cheap as the others.  pgbench -M simple substitutes :k into the alias
+# (variables of -M prepared become parameters, which an alias cannot be).
+#
+# For each configuration (none, pgss = pg_stat_statements, pgsq =
+# pg_stat_queries; .max = SC_MAX, above the largest size) the postmaster of a
+# throw-away cluster runs under valgrind --tool=callgrind --cache-sim=yes
+# (bench/lib/callgrind.sh) with --dump-before=pg_sleep.  For each size the
+# extension is reset, then ONE pgbench connection (so one backend) runs
+# bench/workloads/scaling.sql, which
+#
+#   1. warms up: every statement in turn, twice (entries created at the first
+#      pass; pg_stat_queries' backend keeps a reference to a statement it runs
+#      again, so after the second pass every statement has one);
+#   2. runs "SELECT pg_sleep(0)": callgrind dumps the backend's counts so far
+#      (connection, warm-up) and starts again from zero;
+#   3. runs SC_LO statements, each one of the K at random (fixed seed, random
+#      aid), then pg_sleep(0) again: the dump holds phase 1;
+#   4. runs SC_HI statements the same way, then pg_sleep(0): phase 2.
+#
+#   per statement = (phase 2 - phase 1) / (SC_HI - SC_LO)   for Ir, D1 misses
+#                   (D1mr + D1mw) and LL misses (ILmr + DLmr + DLmw)
+#   added         = per statement - per statement of none at the same size
+#
+# Both phases start and end inside the same marker statement, so its cost
+# and everything before cancel.  Statements that the warm-up left behind in
+# the extension: counted after the run (entries column, K + the marker).
+#
+# pg_stat_queries merges pending counters into shared entries about once a
+# second of wall-clock time; under valgrind a second holds far fewer
+# statements, so at small sizes its merge cost per statement is somewhat
+# overstated (at large sizes nearly every statement's entry needs a merge of
+# its own anyway).  The simulated caches are set explicitly (SC_CACHES), to
+# this machine's L1 caches and its L3 as the last level (valgrind's own
+# detection finds a 512 MB 2-way LL in this virtual machine); they are written
+# to scaling.md.
+#
+# Output (OUT_DIR): scaling.tsv (per statement and added figures, then the
+# raw phase totals), and through bench/report.py --scaling scaling.md and
+# scaling.png; scaling_profile_CONFIG.txt: callgrind_annotate --inclusive of
+# phase 2 at the largest size, for pgss and pgsq.
+#
+# Duration (2 cores, release build, default settings): see scaling.md.
+#
+# Environment: PGSQ_BENCH_FLAVOR (release), CONFIGS ("none pgss pgsq"),
+# SIZES ("1 100 1000 10000 50000"), SC_MAX (60000), SC_LO (1000),
+# SC_HI (3000), SC_SEED (1),
+# SC_CACHES ("--I1=32768,8,64 --D1=49152,12,64 --LL=33554432,16,64"),
+# OUT_DIR (bench/results), PGSQ_BENCH_DIR (/tmp), BENCH_PORT (55532),
+# KEEP_CLUSTER (0), INSTALL_EXT (1).
+
+set -uo pipefail
+
+source "$(dirname "$0")/../scripts/lib.sh"
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/callgrind.sh"
+BENCH_START=$(date +%s)
+
+FLAVOR=${PGSQ_BENCH_FLAVOR:-release}
+CONFIGS=${CONFIGS:-"none pgss pgsq"}
+SIZES=${SIZES:-"1 100 1000 10000 50000"}
+SC_MAX=${SC_MAX:-60000}
+SC_LO=${SC_LO:-1000}
+SC_HI=${SC_HI:-3000}
+SC_SEED=${SC_SEED:-1}
+SC_CACHES=${SC_CACHES:-"--I1=32768,8,64 --D1=49152,12,64 --LL=33554432,16,64"}
+OUT_DIR=${OUT_DIR:-$BENCH_ROOT/results}
+KEEP_CLUSTER=${KEEP_CLUSTER:-0}
+SHARED_BUFFERS=128MB
+MAX_CONNECTIONS=20
+TSV=scaling.tsv
+
+for c in $CONFIGS; do
+	case "$c" in none|pgss|pgsq) ;; *) bench_die "unknown configuration $c" ;; esac
+done
+largest=0
+for s in $SIZES; do
+	[ "$s" -ge 1 ] 2>/dev/null || bench_die "bad size $s"
+	[ "$s" -lt "$SC_MAX" ] || bench_die "size $s must be below SC_MAX ($SC_MAX)"
+	[ "$s" -gt "$largest" ] && largest=$s
+done
+[ "$SC_HI" -gt "$SC_LO" ] || bench_die "SC_HI must be above SC_LO"
+
+cg_prepare scaling
+bench_say "scaling with $PGBIN, work directory $BENCH_DIR, port $PORT; sizes $SIZES; phases of $SC_LO and $SC_HI statements"
+as_test_user "cat > $(q "$BENCH_DIR/scaling.sql")" <"$BENCH_ROOT/workloads/scaling.sql"
+bench_stop
+
+# Extension reset and the count of its entries for the K statements
+ext_reset() {
+	case "$1" in
+		pgss) bench_psql "SELECT pg_stat_statements_reset()" >/dev/null ;;
+		pgsq) bench_psql "SELECT pg_stat_queries_reset()" >/dev/null ;;
+	esac
+}
+ext_entries() {
+	local view
+	case "$1" in pgss) view=pg_stat_statements ;; pgsq) view=pg_stat_queries ;; *) echo -; return ;; esac
+	bench_psql "SELECT count(*) FROM $view WHERE query LIKE 'SELECT abalance FROM pgbench_accounts a%'"
+}
+
+# "Ir D1 LL" of one dump file
+ev_of() {
+	cg_totals "$1" | tr ' ' '\n' | awk -F= '{ v[$1] = $2 }
+		END { printf "%d %d %d\n", v["Ir"], v["D1mr"] + v["D1mw"], v["ILmr"] + v["DLmr"] + v["DLmw"] }'
+}
+
+raw=$BENCH_DIR/scaling_raw.tsv
+printf 'config\tsize\tentries\tt_lo\tt_hi\tir_lo\tir_hi\td1_lo\td1_hi\tll_lo\tll_hi\n' >"$raw"
+for c in $CONFIGS; do
+	cg=$BENCH_DIR/cg_$c
+	cg_start "$c" "$SC_MAX" "$cg" "--cache-sim=yes $SC_CACHES --dump-before=pg_sleep"
+	for k in $SIZES; do
+		ext_reset "$c"
+		warm=$((2 * k))
+		m1=$((warm + 1))
+		m2=$((m1 + SC_LO))
+		m3=$((m2 + SC_HI))
+		before=$(ls "$cg")
+		as_bench_user "pgbench -n -M simple -c 1 -t $m3 --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
+			-D warm=$warm -D m1=$m1 -D m2=$m2 -D m3=$m3 -f scaling.sql bench" \
+			>"$BENCH_DIR/pgbench_${c}_$k.log" 2>&1 ||
+			{ cat "$BENCH_DIR/pgbench_${c}_$k.log"; bench_die "$c: pgbench (size $k) failed"; }
+		# the backend's files: the three dumps at the markers (PID.1 .. PID.3),
+		# then its exit's (PID); the other new file is pgbench's first connection
+		new=$(cg_new_files "$cg" "$before" 5)
+		p=$(echo "$new" | sed -n 's/^callgrind\.out\.\([0-9]*\)\.3$/\1/p' | head -n 1)
+		[ -n "$p" ] && [ -f "$cg/callgrind.out.$p.2" ] ||
+			bench_die "$c: size $k: no dumps of the benchmark backend (new files: $(echo $new))"
+		read -r ir1 d11 ll1 <<<"$(ev_of "$cg/callgrind.out.$p.2")"
+		read -r ir2 d12 ll2 <<<"$(ev_of "$cg/callgrind.out.$p.3")"
+		entries=$(ext_entries "$c")
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" "$entries" "$SC_LO" "$SC_HI" \
+			"$ir1" "$ir2" "$d11" "$d12" "$ll1" "$ll2" >>"$raw"
+		bench_say "$c: $k statements ($entries entries): Ir/stmt $(( (ir2 - ir1) / (SC_HI - SC_LO) )), D1 $(( (d12 - d11) / (SC_HI - SC_LO) )), LL $(( (ll2 - ll1) / (SC_HI - SC_LO) ))"
+		if [ "$k" = "$largest" ] && [ "$c" != none ]; then
+			callgrind_annotate --inclusive=yes --threshold=99.5 "$cg/callgrind.out.$p.3" 2>/dev/null |
+				head -n 120 >"$OUT_DIR/scaling_profile_$c.txt"
+		fi
+		# the dumps of earlier sizes are no longer needed
+		for f in $new; do
+			[ "$k" = "$largest" ] && [ "$f" = "callgrind.out.$p.3" ] && continue
+			rm -f "$cg/$f"
+		done
+	done
+	grep -h '^desc: \(I1\|D1\|LL\) cache' "$(ls -d "$cg"/callgrind.out.* | head -n 1)" >"$BENCH_DIR/caches.txt"
+	cg_stop "$c"
+done
+
+# per statement and added over none at the same size, then the raw totals
+awk -F'\t' -v OFS='\t' 'NR == 1 { next }
+	{ n = $5 - $4; ir = ($7 - $6) / n; d1 = ($9 - $8) / n; ll = ($11 - $10) / n
+	  key[NR] = $1 SUBSEP $2; row[NR] = $0; IR[$1, $2] = ir; D1[$1, $2] = d1; LL[$1, $2] = ll; cfg[NR] = $1; sz[NR] = $2 }
+	END {
+		print "config", "size", "entries", "ir_per_stmt", "d1_per_stmt", "ll_per_stmt", "ir_added", "d1_added", "ll_added",
+			"t_lo", "t_hi", "ir_lo", "ir_hi", "d1_lo", "d1_hi", "ll_lo", "ll_hi"
+		for (i = 2; i <= NR; i++) {
+			c = cfg[i]; s = sz[i]; split(row[i], f, "\t")
+			has = (("none", s) in IR)
+			printf "%s\t%s\t%s\t%.1f\t%.2f\t%.3f\t%s\t%s\t%s", c, s, f[3], IR[c, s], D1[c, s], LL[c, s],
+				has ? sprintf("%.1f", IR[c, s] - IR["none", s]) : "-",
+				has ? sprintf("%.2f", D1[c, s] - D1["none", s]) : "-",
+				has ? sprintf("%.3f", LL[c, s] - LL["none", s]) : "-"
+			for (j = 4; j <= 11; j++) printf "\t%s", f[j]
+			print ""
+		}
+	}' "$raw" >"$OUT_DIR/$TSV"
+{
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+	dirty=$(git -C "$REPO_ROOT" status --porcelain -- pg_stat_queries 2>/dev/null | grep -v '^??' | awk '{ print $2 }' | tr '\n' ' ')
+	echo "commit=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null)${dirty:+ plus uncommitted changes to ${dirty% }}"
+	echo "cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1) x $(nproc)"
+	echo "postgres=$("$PGBIN/postgres" --version) ($FLAVOR build)"
+	echo "valgrind=$(valgrind --version)"
+	echo "caches=$(sed 's/^desc: //' "$BENCH_DIR/caches.txt" | tr '\n' ';' | sed 's/;$//')"
+	echo "settings=SIZES=$SIZES SC_LO=$SC_LO SC_HI=$SC_HI SC_SEED=$SC_SEED max=$SC_MAX shared_buffers=$SHARED_BUFFERS pgbench -s 1 -M simple -c 1"
+	echo "duration=$(( $(date +%s) - BENCH_START ))s"
+} >"$OUT_DIR/scaling_env.txt"
+"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/report.py" --scaling "$OUT_DIR" || bench_die "report.py --scaling failed"
+column -t -s $'\t' <(cut -f1-9 "$OUT_DIR/$TSV")
+bench_say "done; results in $OUT_DIR/$TSV and scaling.md"

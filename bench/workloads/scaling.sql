@@ -1,0 +1,18 @@
+-- scaling (bench/scaling.sh): one of :nstmt statements differing only by
+-- their alias (PostgreSQL 18 jumbles a relation by its alias, so each has a
+-- query id of its own).  :i counts this client's transactions (pgbench keeps
+-- a client's variables from one transaction to the next): the first :warm run
+-- the statements in turn, the others pick one at random; at transactions :m1,
+-- :m2 and :m3 "SELECT pg_sleep(0)" marks a phase for callgrind's
+-- --dump-before=pg_sleep.
+\set i :i + 1
+\if :i <= :warm
+\set k (:i - 1) % :nstmt + 1
+\else
+\set k random(1, :nstmt)
+\endif
+\set aid random(1, 100000)
+\if :i = :m1 or :i = :m2 or :i = :m3
+SELECT pg_sleep(0);
+\endif
+SELECT abalance FROM pgbench_accounts a:k WHERE aid = :aid;
