@@ -103,7 +103,7 @@ for c in $CONFIGS; do
 	case "$c" in
 		sync | worker | worker-tuned) ;;
 		io_uring)
-			"$PGBIN/pg_config" --configure | grep -q -- --with-liburing ||
+			case "$("$PGBIN/pg_config" --configure)" in *--with-liburing*) ;; *) false ;; esac ||
 				die "io_uring needs a PostgreSQL built --with-liburing (scripts/install-postgres release rebuilds it so)" ;;
 		*) die "unknown configuration $c" ;;
 	esac
@@ -350,13 +350,15 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 # The machine and the settings, for the report.
 disk=$(basename "$(df --output=source "$BENCH_DIR" | tail -n 1)")
 [ -e "/sys/block/$disk" ] || disk=$(lsblk -no pkname "/dev/$disk" 2>/dev/null | head -n 1)
-if "$PGBIN/pg_config" --configure | grep -q -- --enable-cassert; then
-	build_kind="assert-enabled build"
-else
-	build_kind="release build, CFLAGS $("$PGBIN/pg_config" --cflags | grep -o -- '-O[0-9s]' | tail -n 1)"
-fi
-if "$PGBIN/pg_config" --configure | grep -q -- --with-liburing; then uring=yes; else uring=no; fi
-dirty=$(git -C "$ROOT" status --porcelain -- pg_index_stats bench/index_stats.sh 2>/dev/null | grep -v '^??' | awk '{ print $2 }' | tr '\n' ' ')
+# (no grep -q in a pipeline: under pipefail its early exit can fail pg_config)
+configured=$("$PGBIN/pg_config" --configure)
+case "$configured" in
+	*--enable-cassert*) build_kind="assert-enabled build" ;;
+	*) build_kind="release build, CFLAGS $("$PGBIN/pg_config" --cflags | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^-O/) o = $i } END { print o }')" ;;
+esac
+case "$configured" in *--with-liburing*) uring=yes ;; *) uring=no ;; esac
+dirty=$(git -C "$ROOT" status --porcelain -- pg_index_stats bench/index_stats.sh bench/index_stats_report.py 2>/dev/null |
+	awk '$1 != "??" { printf "%s ", $2 }' || true)
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)${dirty:+ plus uncommitted changes to ${dirty% }}"
