@@ -189,6 +189,16 @@ merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 {
 	PgsqCounters *d = &dst->counters;
 
+	/*
+	 * The histogram is empty exactly while min/max are unset (both start
+	 * empty and are reset together): then it is a copy, as for every new
+	 * entry.
+	 */
+	if (!dst->minmax_valid[PGSQ_EXEC])
+		d->exec_hist = src->exec_hist;
+	else
+		pgsq_hist_merge(&d->exec_hist, &src->exec_hist);
+
 	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
 		merge_phase(dst, src, phase);
 
@@ -226,7 +236,6 @@ merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 	d->parallel_workers_to_launch += src->parallel_workers_to_launch;
 	d->parallel_workers_launched += src->parallel_workers_launched;
 	d->last_executed = Max(d->last_executed, src->last_executed);
-	pgsq_hist_merge(&d->exec_hist, &src->exec_hist);
 }
 
 /*

@@ -378,10 +378,24 @@ pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 static void
 pgsq_ExecutorFinish(QueryDesc *queryDesc)
 {
-	int			slot = pgsq_finish_measured(queryDesc) ?
-		pgsq_query_slot(queryDesc) : -1;
+	int			slot;
 	PgsqWindow	window;
 
+	/*
+	 * A SELECT without a data-modifying WITH has no trigger or CTE to finish:
+	 * nothing runs here that is measured or nested, so no level and no error
+	 * frame either.
+	 */
+	if (!pgsq_finish_measured(queryDesc))
+	{
+		if (prev_ExecutorFinish)
+			prev_ExecutorFinish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+		return;
+	}
+
+	slot = pgsq_query_slot(queryDesc);
 	if (slot >= 0)
 		pgsq_window_begin(&window);
 	nesting_level++;

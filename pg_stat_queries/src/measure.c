@@ -44,27 +44,6 @@ static QuerySlot *slots = NULL;
 static int	slot_count = 0;		/* slots in use, up to the last taken one */
 static int	slot_capacity = 0;
 
-/* Start measuring a window */
-void
-pgsq_window_begin(PgsqWindow *window)
-{
-	window->buf_start = pgBufferUsage;
-	window->wal_start = pgWalUsage;
-	INSTR_TIME_SET_CURRENT(window->start);
-}
-
-/* Add the time and buffer and WAL usage since the window began to usage */
-void
-pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_ACCUM_DIFF(usage->time, now, window->start);
-	BufferUsageAccumDiff(&usage->bufusage, &pgBufferUsage, &window->buf_start);
-	WalUsageAccumDiff(&usage->walusage, &pgWalUsage, &window->wal_start);
-}
-
 /* Give back slots from the end while they are unused */
 static void
 trim_slots(void)
@@ -148,14 +127,6 @@ pgsq_query_ended(const QueryDesc *query)
 	slots[i].query = NULL;
 	trim_slots();
 	return &slots[i].usage;
-}
-
-/* Does ExecutorFinish of this statement need measuring? */
-bool
-pgsq_finish_measured(const QueryDesc *query)
-{
-	return query->operation != CMD_SELECT ||
-		query->plannedstmt->hasModifyingCTE;
 }
 
 /* At transaction end no statement of it can still end: forget them all */
