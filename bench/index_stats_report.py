@@ -241,6 +241,9 @@ def write_md(out_dir, env, samples, dev_rows):
     L += device_lines(dev_rows, device, tool)
     L.append("## Cold cache")
     L.append("")
+    if device is not None:
+        L.append("![cold throughput as a share of the device's bandwidth](index_stats.png)")
+        L.append("")
     local_dev = cell_device(dev_rows, tool) if tool else {}
     L.append("| config | size (MB) | layout | index MiB | pgstatindex ms | MiB/s | of device | "
              "pg_index_stats ms | MiB/s | of device | paired | device alongside | targets |")
