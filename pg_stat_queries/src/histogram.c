@@ -148,8 +148,12 @@ add_to_bucket(PgsqHistogram *h, int bucket, uint64 count)
 
 	if (!occupied_range(h, &first, &last))
 	{
-		/* an empty window is centred on its first time */
-		h->base = (int16) (bucket - PGSQ_HIST_BUCKETS / 2);
+		/*
+		 * An empty window is placed around its first time, at a multiple of 8
+		 * buckets: the pending histograms of a statement then mostly have the
+		 * window of its shared one, and merge bucket by bucket.
+		 */
+		h->base = (int16) ((bucket - PGSQ_HIST_BUCKETS / 2) & ~7);
 		h->collapsed = false;
 	}
 	else if (bucket >= h->base + PGSQ_HIST_BUCKETS)
@@ -187,6 +191,22 @@ pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
 	int			lowest;
 	int			highest;
 	int			new_base;
+
+	/* the usual case: the same window, counts far from overflowing */
+	if (dst->base == src->base)
+	{
+		uint32		all = 0;
+
+		for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+			all |= dst->counts[i] | src->counts[i];
+		if (all < (UINT32_C(1) << 31))
+		{
+			for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+				dst->counts[i] += src->counts[i];
+			dst->collapsed |= src->collapsed;
+			return;
+		}
+	}
 
 	if (!occupied_range(src, &src_first, &src_last))
 		return;

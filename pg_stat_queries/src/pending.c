@@ -49,6 +49,15 @@ typedef struct PendingKey
 static PendingKey *pending_keys = NULL;
 static int	pending_count = 0;
 static int	pending_size = 0;
+
+/*
+ * Listed statements whose pending data was not flushed since: when none is
+ * left, as after every flush by the statistics system, the whole list is
+ * stale and is emptied without a lookup.  Pending data freed without a
+ * flush (its entry dropped) keeps it above zero until a compaction by
+ * lookups sets it right.
+ */
+static int	listed_unflushed = 0;
 static TimestampTz last_own_flush = 0;
 
 /* Counts of a statement whose entry reference is stale, kept aside */
@@ -71,6 +80,13 @@ compact_pending_keys(void)
 {
 	int			kept = 0;
 
+	if (listed_unflushed <= 0)
+	{
+		pending_count = 0;
+		listed_unflushed = 0;
+		return;
+	}
+
 	for (int i = 0; i < pending_count; i++)
 	{
 		if (pgstat_fetch_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
@@ -78,6 +94,7 @@ compact_pending_keys(void)
 			pending_keys[kept++] = pending_keys[i];
 	}
 	pending_count = kept;
+	listed_unflushed = kept;
 }
 
 /* Remember that a statement has pending data */
@@ -101,6 +118,7 @@ remember_pending_key(uint64 objid)
 	}
 	pending_keys[pending_count].objid = objid;
 	pending_count++;
+	listed_unflushed++;
 }
 
 /* The parked counters of a statement, created empty if it has none */
@@ -299,16 +317,18 @@ bool
 pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait)
 {
 	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
+	bool		done = true;
 
 	/* the statistics system frees pending data once this returns true */
 	pgsq_forget_pending_ref(entry_ref);
 
-	/* entry dropped by a reset or eviction: these counts went with it */
-	if (entry_ref->shared_entry->dropped)
-		return true;
-
-	return merge_into_entry(entry_ref, &pending->key, &pending->counters,
-							nowait);
+	/* unless the entry was dropped by a reset or eviction, with these counts */
+	if (!entry_ref->shared_entry->dropped)
+		done = merge_into_entry(entry_ref, &pending->key, &pending->counters,
+								nowait);
+	if (done && pending->listed)
+		listed_unflushed--;
+	return done;
 }
 
 /* Try to merge every listed statement's pending counters */
