@@ -609,6 +609,15 @@ pgsq_maybe_sweep(bool nested)
 	try_sweep_slice();
 }
 
+/* Is the table below its bound?  A read of the count, no sweep */
+bool
+pgsq_below_bound(void)
+{
+	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
+
+	return count < entry_bound() || count >= PGSQ_COUNT_UNKNOWN / 2;
+}
+
 /*
  * May a new entry be created for a statement at this nesting?  At the
  * bound, first try to make room, unless the last pass evicted nothing and

@@ -347,9 +347,11 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 
 	/*
 	 * A statement this backend has pending data for has a live entry unless
-	 * eviction or a reset dropped it: one local lookup, no look at the fill.
+	 * eviction or a reset dropped it: at the bound, one local lookup spares
+	 * the check of the fill.  Below it, the lookup that allocates pending
+	 * data below finds the same reference, and a second one is saved.
 	 */
-	if (with_pending && !known_absent(objid))
+	if (with_pending && !known_absent(objid) && !pgsq_below_bound())
 	{
 		PgStat_EntryRef *entry_ref;
 
