@@ -204,37 +204,69 @@ merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 
 	d->rows += src->rows;
 	d->shared_blks_hit += src->shared_blks_hit;
-	d->shared_blks_read += src->shared_blks_read;
-	d->shared_blks_dirtied += src->shared_blks_dirtied;
-	d->shared_blks_written += src->shared_blks_written;
-	d->local_blks_hit += src->local_blks_hit;
-	d->local_blks_read += src->local_blks_read;
-	d->local_blks_dirtied += src->local_blks_dirtied;
-	d->local_blks_written += src->local_blks_written;
-	d->temp_blks_read += src->temp_blks_read;
-	d->temp_blks_written += src->temp_blks_written;
-	d->shared_blk_read_time += src->shared_blk_read_time;
-	d->shared_blk_write_time += src->shared_blk_write_time;
-	d->local_blk_read_time += src->local_blk_read_time;
-	d->local_blk_write_time += src->local_blk_write_time;
-	d->temp_blk_read_time += src->temp_blk_read_time;
-	d->temp_blk_write_time += src->temp_blk_write_time;
-	d->wal_records += src->wal_records;
-	d->wal_fpi += src->wal_fpi;
-	d->wal_bytes += src->wal_bytes;
-	d->wal_buffers_full += src->wal_buffers_full;
-	d->jit_functions += src->jit_functions;
-	d->jit_generation_time += src->jit_generation_time;
-	d->jit_inlining_count += src->jit_inlining_count;
-	d->jit_inlining_time += src->jit_inlining_time;
-	d->jit_optimization_count += src->jit_optimization_count;
-	d->jit_optimization_time += src->jit_optimization_time;
-	d->jit_emission_count += src->jit_emission_count;
-	d->jit_emission_time += src->jit_emission_time;
-	d->jit_deform_count += src->jit_deform_count;
-	d->jit_deform_time += src->jit_deform_time;
-	d->parallel_workers_to_launch += src->parallel_workers_to_launch;
-	d->parallel_workers_launched += src->parallel_workers_launched;
+
+	/*
+	 * The groups most merges leave at zero are not written then: with many
+	 * statements the shared entry is out of the CPU's caches, and each of its
+	 * cache lines touched costs a miss.
+	 */
+	if (src->shared_blks_read | src->shared_blks_dirtied |
+		src->shared_blks_written | src->local_blks_hit |
+		src->local_blks_read | src->local_blks_dirtied |
+		src->local_blks_written | src->temp_blks_read |
+		src->temp_blks_written)
+	{
+		d->shared_blks_read += src->shared_blks_read;
+		d->shared_blks_dirtied += src->shared_blks_dirtied;
+		d->shared_blks_written += src->shared_blks_written;
+		d->local_blks_hit += src->local_blks_hit;
+		d->local_blks_read += src->local_blks_read;
+		d->local_blks_dirtied += src->local_blks_dirtied;
+		d->local_blks_written += src->local_blks_written;
+		d->temp_blks_read += src->temp_blks_read;
+		d->temp_blks_written += src->temp_blks_written;
+	}
+	if (src->shared_blk_read_time != 0 || src->shared_blk_write_time != 0 ||
+		src->local_blk_read_time != 0 || src->local_blk_write_time != 0 ||
+		src->temp_blk_read_time != 0 || src->temp_blk_write_time != 0)
+	{
+		d->shared_blk_read_time += src->shared_blk_read_time;
+		d->shared_blk_write_time += src->shared_blk_write_time;
+		d->local_blk_read_time += src->local_blk_read_time;
+		d->local_blk_write_time += src->local_blk_write_time;
+		d->temp_blk_read_time += src->temp_blk_read_time;
+		d->temp_blk_write_time += src->temp_blk_write_time;
+	}
+	if (src->wal_records | src->wal_fpi | (int64) src->wal_bytes |
+		src->wal_buffers_full)
+	{
+		d->wal_records += src->wal_records;
+		d->wal_fpi += src->wal_fpi;
+		d->wal_bytes += src->wal_bytes;
+		d->wal_buffers_full += src->wal_buffers_full;
+	}
+	if (src->jit_functions | src->jit_inlining_count |
+		src->jit_optimization_count | src->jit_emission_count |
+		src->jit_deform_count || src->jit_generation_time != 0 ||
+		src->jit_inlining_time != 0 || src->jit_optimization_time != 0 ||
+		src->jit_emission_time != 0 || src->jit_deform_time != 0)
+	{
+		d->jit_functions += src->jit_functions;
+		d->jit_generation_time += src->jit_generation_time;
+		d->jit_inlining_count += src->jit_inlining_count;
+		d->jit_inlining_time += src->jit_inlining_time;
+		d->jit_optimization_count += src->jit_optimization_count;
+		d->jit_optimization_time += src->jit_optimization_time;
+		d->jit_emission_count += src->jit_emission_count;
+		d->jit_emission_time += src->jit_emission_time;
+		d->jit_deform_count += src->jit_deform_count;
+		d->jit_deform_time += src->jit_deform_time;
+	}
+	if (src->parallel_workers_to_launch | src->parallel_workers_launched)
+	{
+		d->parallel_workers_to_launch += src->parallel_workers_to_launch;
+		d->parallel_workers_launched += src->parallel_workers_launched;
+	}
 	d->last_executed = Max(d->last_executed, src->last_executed);
 }
 

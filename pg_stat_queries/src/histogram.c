@@ -192,18 +192,30 @@ pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
 	int			highest;
 	int			new_base;
 
-	/* the usual case: the same window, counts far from overflowing */
+	/*
+	 * The usual case: the same window and no count near overflowing.  Only
+	 * the destination's buckets that receive counts are read and written: a
+	 * shared histogram is often out of the CPU's caches.
+	 */
 	if (dst->base == src->base)
 	{
-		uint32		all = 0;
+		bool		fits = true;
 
 		for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
-			all |= dst->counts[i] | src->counts[i];
-		if (all < (UINT32_C(1) << 31))
+		{
+			if (src->counts[i] != 0 &&
+				dst->counts[i] > PG_UINT32_MAX - src->counts[i])
+				fits = false;
+		}
+		if (fits)
 		{
 			for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
-				dst->counts[i] += src->counts[i];
-			dst->collapsed |= src->collapsed;
+			{
+				if (src->counts[i] != 0)
+					dst->counts[i] += src->counts[i];
+			}
+			if (src->collapsed)
+				dst->collapsed = true;
 			return;
 		}
 	}
