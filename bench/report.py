@@ -385,12 +385,13 @@ def main():
                         f"N = {first['t_lo']} and {first['t_hi']}; instructions of that backend process (connection start "
                         f"to exit), with the pgbench tables prewarmed into shared buffers. Per statement = (Ir(N={first['t_hi']}) - Ir(N={first['t_lo']})) / "
                         f"{int(first['t_hi']) - int(first['t_lo'])}, so connection set-up is left out; "
-                        "\"added\" is that minus the same for `none`; \"scan-corrected\" also takes out the "
-                        "difference in the index scan's own instructions (`ExecIndexScan`, inclusive), which vary by "
-                        "about a hundred per statement between runs of the same code and which no extension runs inside. "
+                        "\"added\" is that minus the same for `none`; \"corrected\" also takes out the "
+                        "difference in the instructions of the index scan (`ExecIndexScan`) and of the reads of client "
+                        "messages (`pq_getbyte`, which waits or not depending on scheduling), inclusive: they vary by up "
+                        "to a few hundred per statement between runs of the same code, and no extension runs inside them. "
                         f"The last column is the simple (total - total of none) / {first['t_hi']} at N = {first['t_hi']}.")
         cg_lines.append("")
-        cg_lines.append("| config | Ir total (N lo) | Ir total (N hi) | Ir per statement | added per statement | added, scan-corrected | (total - none) / N |")
+        cg_lines.append("| config | Ir total (N lo) | Ir total (N hi) | Ir per statement | added per statement | added, corrected | (total - none) / N |")
         cg_lines.append("|---|---:|---:|---:|---:|---:|---:|")
         none = rows.get("none")
 
