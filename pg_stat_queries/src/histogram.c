@@ -66,10 +66,7 @@ occupied_range(const PgsqHistogram *h, int *first, int *last)
 bool
 pgsq_hist_is_empty(const PgsqHistogram *h)
 {
-	int			first;
-	int			last;
-
-	return !occupied_range(h, &first, &last);
+	return !h->used;
 }
 
 /*
@@ -146,19 +143,20 @@ add_to_bucket(PgsqHistogram *h, int bucket, uint64 count)
 	int			last;
 	int			index;
 
-	if (!occupied_range(h, &first, &last))
+	if (!h->used)
 	{
 		/*
 		 * An empty window is placed around its first time, at a multiple of 8
-		 * buckets: the pending histograms of a statement then mostly have the
-		 * window of its shared one, and merge bucket by bucket.
+		 * buckets: the pending histograms of a statement then mostly fall
+		 * within the window of its shared one, and merge bucket by bucket.
 		 */
 		h->base = (int16) ((bucket - PGSQ_HIST_BUCKETS / 2) & ~7);
 		h->collapsed = false;
+		h->used = true;
 	}
 	else if (bucket >= h->base + PGSQ_HIST_BUCKETS)
 		move_window(h, bucket - (PGSQ_HIST_BUCKETS - 1));
-	else if (bucket < h->base)
+	else if (bucket < h->base && occupied_range(h, &first, &last))
 		move_window(h, Max(bucket, h->base + last - (PGSQ_HIST_BUCKETS - 1)));
 
 	index = bucket - h->base;
@@ -192,51 +190,60 @@ pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
 	int			highest;
 	int			new_base;
 
-	/*
-	 * The usual case: the same window and no count near overflowing.  Only
-	 * the destination's buckets that receive counts are read and written: a
-	 * shared histogram is often out of the CPU's caches.
-	 */
-	if (dst->base == src->base)
+	if (!src->used)
+		return;
+	if (!dst->used)
 	{
-		bool		fits = true;
+		*dst = *src;
+		return;
+	}
+	(void) occupied_range(src, &src_first, &src_last);
 
-		for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+	/*
+	 * The usual case: the source's counts fall within the destination's
+	 * window, none near overflowing.  Only the destination's buckets that
+	 * receive counts are read and written: a shared histogram is often out of
+	 * the CPU's caches.  (A collapsed source has its slowest bucket at the
+	 * top of its window, so its lowest can only fall on the destination's
+	 * lowest.)
+	 */
+	{
+		int			offset = src->base - dst->base;
+
+		if (offset + src_first >= 0 &&
+			offset + src_last < PGSQ_HIST_BUCKETS)
 		{
-			if (src->counts[i] != 0 &&
-				dst->counts[i] > PG_UINT32_MAX - src->counts[i])
-				fits = false;
-		}
-		if (fits)
-		{
-			for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+			bool		fits = true;
+
+			for (int i = src_first; i <= src_last; i++)
 			{
-				if (src->counts[i] != 0)
-					dst->counts[i] += src->counts[i];
+				if (src->counts[i] != 0 &&
+					dst->counts[offset + i] > PG_UINT32_MAX - src->counts[i])
+					fits = false;
 			}
-			if (src->collapsed)
-				dst->collapsed = true;
-			return;
+			if (fits)
+			{
+				for (int i = src_first; i <= src_last; i++)
+				{
+					if (src->counts[i] != 0)
+						dst->counts[offset + i] += src->counts[i];
+				}
+				if (src->collapsed)
+					dst->collapsed = true;
+				return;
+			}
 		}
 	}
 
-	if (!occupied_range(src, &src_first, &src_last))
-		return;
 	lowest = src->base + src_first;
 	highest = src->base + src_last;
 	if (occupied_range(dst, &dst_first, &dst_last))
 	{
 		lowest = Min(lowest, dst->base + dst_first);
 		highest = Max(highest, dst->base + dst_last);
-		new_base = Max(lowest, highest - (PGSQ_HIST_BUCKETS - 1));
-		move_window(dst, new_base);
 	}
-	else
-	{
-		new_base = Max(lowest, highest - (PGSQ_HIST_BUCKETS - 1));
-		dst->base = (int16) new_base;
-		dst->collapsed = false;
-	}
+	new_base = Max(lowest, highest - (PGSQ_HIST_BUCKETS - 1));
+	move_window(dst, new_base);
 
 	for (int i = src_first; i <= src_last; i++)
 	{

@@ -38,6 +38,7 @@ typedef struct PgsqHistogram
 {
 	int16		base;			/* bucket number of counts[0] */
 	bool		collapsed;		/* counts[0] also counts faster times */
+	bool		used;			/* counts something; else base means nothing */
 	uint32		counts[PGSQ_HIST_BUCKETS];
 } PgsqHistogram;
 
@@ -86,7 +87,7 @@ pgsq_hist_add(PgsqHistogram *h, double ms)
 	int			bucket = pgsq_hist_bucket_of(ms);
 	uint32		index = (uint32) (bucket - h->base);
 
-	if (likely(index < PGSQ_HIST_BUCKETS))
+	if (likely(h->used && index < PGSQ_HIST_BUCKETS))
 		h->counts[index]++;
 	else
 		pgsq_hist_add_slow(h, bucket);
