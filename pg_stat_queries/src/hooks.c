@@ -181,17 +181,28 @@ store_text(const PgsqKey *key, const char *source, int location, int len,
 	return stored;
 }
 
-/* Give an entry its text when it has none yet */
+/*
+ * Give an entry its text when it has none yet.  Eviction or a reset may
+ * drop the entry meanwhile and remove its text, before this one is stored:
+ * so once stored, a text whose entry is found dropped is removed again (an
+ * entry of the same statement created meanwhile then stores it anew).
+ */
 static void
-ensure_text(PgsqSharedEntry *entry, const PgsqKey *key, const char *source,
-			int location, int len, JumbleState *jstate)
+ensure_text(PgStat_EntryRef *entry_ref, const PgsqKey *key,
+			const char *source, int location, int len, JumbleState *jstate)
 {
+	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	uint32		epoch;
 
 	if (pgsq_text_hint_valid(entry))
 		return;
 	epoch = pgsq_qtext_epoch();
-	if (store_text(key, source, location, len, jstate, false))
+	if (!store_text(key, source, location, len, jstate, false))
+		return;
+	pg_read_barrier();
+	if (unlikely(entry_ref->shared_entry->dropped))
+		pgsq_qtext_remove(key);
+	else
 		pgsq_text_hint_set(entry, epoch);
 }
 
@@ -245,7 +256,7 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		{
 			/* once per batch of pending counts, as at execution */
 			if (!pgsq_pending_text_checked(entry_ref))
-				ensure_text((PgsqSharedEntry *) entry_ref->shared_stats, &key,
+				ensure_text(entry_ref, &key,
 							pstate->p_sourcetext, query->stmt_location,
 							query->stmt_len, jstate);
 		}
@@ -276,15 +287,15 @@ record_statement(int64 queryid, const char *source, int location, int len,
 				 int parallel_to_launch, int parallel_launched)
 {
 	PgsqKey		key = current_key(queryid);
-	PgsqSharedEntry *entry;
+	PgStat_EntryRef *entry_ref;
 	bool		parked;
 	bool		check_text;
 
-	entry = pgsq_record(&key, phase, ms, rows, bufusage, walusage, jitusage,
-						parallel_to_launch, parallel_launched, &parked,
-						&check_text);
-	if (entry != NULL && source != NULL && check_text)
-		ensure_text(entry, &key, source, location, len, NULL);
+	entry_ref = pgsq_record(&key, phase, ms, rows, bufusage, walusage,
+							jitusage, parallel_to_launch, parallel_launched,
+							&parked, &check_text);
+	if (entry_ref != NULL && source != NULL && check_text)
+		ensure_text(entry_ref, &key, source, location, len, NULL);
 	else if ((parked || check_text) && source != NULL)
 		(void) store_text(&key, source, location, len, NULL, false);
 	pgsq_maybe_flush_busy();

@@ -195,7 +195,7 @@ unpark_at_exit(int code, Datum arg)
 
 /*
  * Record one planning or execution of a statement in local memory, and
- * return its shared entry (for reading only), or NULL if the statement has
+ * return this backend's reference to its entry, or NULL if the statement has
  * no usable entry right now: then *parked_out tells whether the counts were
  * parked (else the table is full and the execution was refused).  Only the
  * first execution of a statement unknown to this backend looks at shared
@@ -209,7 +209,7 @@ unpark_at_exit(int code, Datum arg)
  * literals (see hooks.c) would otherwise have that text scanned again on
  * every execution.
  */
-PgsqSharedEntry *
+PgStat_EntryRef *
 pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			const BufferUsage *bufusage, const WalUsage *walusage,
 			const JitInstrumentation *jitusage,
@@ -273,7 +273,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	pending->text_checked = true;
 	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	pgsq_entry_used(entry);
-	return entry;
+	return entry_ref;
 }
 
 /*

@@ -12,7 +12,7 @@
 #include "executor/instrument.h"
 #include "jit/jit.h"
 
-extern PgsqSharedEntry *pgsq_record(const PgsqKey *key, PgsqPhase phase,
+extern PgStat_EntryRef *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 									double ms, uint64 rows,
 									const BufferUsage *bufusage,
 									const WalUsage *walusage,
