@@ -609,13 +609,18 @@ pgsq_maybe_sweep(bool nested)
 	try_sweep_slice();
 }
 
+/* Is this entry count below the bound (or not known yet)? */
+static inline bool
+count_below_bound(uint64 count)
+{
+	return count < entry_bound() || count >= PGSQ_COUNT_UNKNOWN / 2;
+}
+
 /* Is the table below its bound?  A read of the count, no sweep */
 bool
 pgsq_below_bound(void)
 {
-	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
-
-	return count < entry_bound() || count >= PGSQ_COUNT_UNKNOWN / 2;
+	return count_below_bound(pg_atomic_read_u64(&sweep->num_entries));
 }
 
 /*
@@ -626,13 +631,12 @@ pgsq_below_bound(void)
 bool
 pgsq_room_for_new_entry(bool nested)
 {
-	uint64		bound = entry_bound();
 	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
 
-	if (count < bound || count >= PGSQ_COUNT_UNKNOWN / 2)
+	if (count_below_bound(count))
 		return true;
 	if (!pass_may_go_on(count, nested))
 		return false;
 	try_sweep_slice();
-	return pg_atomic_read_u64(&sweep->num_entries) < bound;
+	return pg_atomic_read_u64(&sweep->num_entries) < entry_bound();
 }

@@ -62,13 +62,6 @@ occupied_range(const PgsqHistogram *h, int *first, int *last)
 	return true;
 }
 
-/* Does the histogram count no execution? */
-bool
-pgsq_hist_is_empty(const PgsqHistogram *h)
-{
-	return !h->used;
-}
-
 /*
  * Halve every count, keeping non-empty buckets non-empty: only when a
  * bucket would pass 2^32 executions, so the proportions that percentiles
@@ -201,10 +194,10 @@ pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
 
 	/*
 	 * The usual case: the source's counts fall within the destination's
-	 * window, none near overflowing.  Only the destination's buckets that
-	 * receive counts are read and written: a shared histogram is often out of
-	 * the CPU's caches.  (A collapsed source has its slowest bucket at the
-	 * top of its window, so its lowest can only fall on the destination's
+	 * window.  Only the destination's buckets that receive counts are read
+	 * and written (unless one would overflow): a shared histogram is often
+	 * out of the CPU's caches.  (A collapsed source has its slowest bucket at
+	 * the top of its window, so its lowest can only fall on the destination's
 	 * lowest.)
 	 */
 	{
@@ -213,25 +206,14 @@ pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
 		if (offset + src_first >= 0 &&
 			offset + src_last < PGSQ_HIST_BUCKETS)
 		{
-			bool		fits = true;
-
 			for (int i = src_first; i <= src_last; i++)
 			{
-				if (src->counts[i] != 0 &&
-					dst->counts[offset + i] > PG_UINT32_MAX - src->counts[i])
-					fits = false;
+				if (src->counts[i] != 0)
+					add_count(dst, offset + i, src->counts[i]);
 			}
-			if (fits)
-			{
-				for (int i = src_first; i <= src_last; i++)
-				{
-					if (src->counts[i] != 0)
-						dst->counts[offset + i] += src->counts[i];
-				}
-				if (src->collapsed)
-					dst->collapsed = true;
-				return;
-			}
+			if (src->collapsed)
+				dst->collapsed = true;
+			return;
 		}
 	}
 

@@ -52,7 +52,6 @@ typedef struct PgsqHistBucket
 
 extern void pgsq_hist_add_slow(PgsqHistogram *h, int bucket);
 extern void pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src);
-extern bool pgsq_hist_is_empty(const PgsqHistogram *h);
 extern double pgsq_hist_percentile(const PgsqHistogram *h, double fraction,
 								   double min_ms, double max_ms);
 extern int	pgsq_hist_buckets(const PgsqHistogram *h, double min_ms,
