@@ -39,15 +39,7 @@ MAX_CONNECTIONS=20
 
 BENCH_DIR=""
 DATADIR=""
-finish() {
-	local rc=$?
-	[ -n "$DATADIR" ] && bench_stop
-	if [ -n "$BENCH_DIR" ] && [ -d "$BENCH_DIR" ]; then
-		if [ "${KEEP_CLUSTER:-0}" = 1 ]; then echo "bench: keeping $BENCH_DIR"; else rm -rf "$BENCH_DIR"; fi
-	fi
-	exit "$rc"
-}
-trap finish EXIT
+trap bench_finish EXIT
 trap 'exit 130' INT TERM HUP
 
 bench_pick_build "$FLAVOR"

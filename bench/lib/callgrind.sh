@@ -29,17 +29,12 @@ cg_prepare() {
 	cg_setup_cluster "$1"
 }
 
-# The EXIT trap of both scripts: stop the server, remove the work directory
+# The EXIT trap of both scripts: bench_finish, and the valgrind-ed
+# postmaster killed if one still runs
 cg_finish() {
 	local rc=$?
-	if [ -n "$DATADIR" ] && [ -f "$DATADIR/postmaster.pid" ]; then
-		bench_stop
-	fi
 	[ -n "$PM_PID" ] && kill "$PM_PID" 2>/dev/null
-	if [ -n "$BENCH_DIR" ] && [ -d "$BENCH_DIR" ]; then
-		if [ "${KEEP_CLUSTER:-0}" = 1 ]; then echo "bench: keeping $BENCH_DIR"; else rm -rf "$BENCH_DIR"; fi
-	fi
-	exit "$rc"
+	bench_finish "$rc"
 }
 
 # Work directory (named after $1), cluster and pgbench tables (scale 1):

@@ -117,6 +117,20 @@ bench_make_tables() {
 	END LOOP; END \$\$" >/dev/null
 }
 
+# The EXIT trap of a script with a throw-away work directory: stop its
+# server, remove the directory (kept with KEEP_CLUSTER=1), exit with $1
+# (default: the status the script exited with)
+bench_finish() {
+	local rc=${1:-$?}
+	if [ -n "${DATADIR:-}" ] && [ -f "$DATADIR/postmaster.pid" ]; then
+		bench_stop
+	fi
+	if [ -n "${BENCH_DIR:-}" ] && [ -d "$BENCH_DIR" ]; then
+		if [ "${KEEP_CLUSTER:-0}" = 1 ]; then echo "bench: keeping $BENCH_DIR"; else rm -rf "$BENCH_DIR"; fi
+	fi
+	exit "$rc"
+}
+
 bench_stop() {
 	[ -f "$DATADIR/postmaster.pid" ] || return 0
 	as_bench_user "pg_ctl -D $(q "$DATADIR") -m fast -w -t 30 -s stop" >/dev/null 2>&1 ||
