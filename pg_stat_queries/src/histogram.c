@@ -190,7 +190,8 @@ pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
 		*dst = *src;
 		return;
 	}
-	(void) occupied_range(src, &src_first, &src_last);
+	if (!occupied_range(src, &src_first, &src_last))
+		return;					/* used, but nothing counted */
 
 	/*
 	 * The usual case: the source's counts fall within the destination's
