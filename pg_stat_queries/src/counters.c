@@ -197,7 +197,8 @@ merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 	if (!dst->minmax_valid[PGSQ_EXEC])
 		d->exec_hist = src->exec_hist;
 	else
-		pgsq_hist_merge(&d->exec_hist, &src->exec_hist);
+		pgsq_hist_merge(&d->exec_hist, &src->exec_hist,
+						src->min_time[PGSQ_EXEC], src->max_time[PGSQ_EXEC]);
 
 	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
 		merge_phase(dst, src, phase);

@@ -169,11 +169,36 @@ pgsq_hist_add_slow(PgsqHistogram *h, int bucket)
 }
 
 /*
- * Add one histogram to another.  The window is placed once, over the
+ * The window indexes of a histogram's fastest and slowest times, which the
+ * caller knows (min and max of the same executions): no scan of its
+ * buckets for them.  A fastest time below the window was counted in its
+ * lowest bucket.
+ */
+static void
+range_of_times(const PgsqHistogram *h, double min_ms, double max_ms,
+			   int *first, int *last)
+{
+	*first = Max(pgsq_hist_bucket_of(min_ms) - h->base, 0);
+	*last = Min(pgsq_hist_bucket_of(max_ms) - h->base, PGSQ_HIST_BUCKETS - 1);
+#ifdef USE_ASSERT_CHECKING
+	{
+		int			scanned_first;
+		int			scanned_last;
+
+		Assert(occupied_range(h, &scanned_first, &scanned_last));
+		Assert(*first <= scanned_first && scanned_last <= *last);
+	}
+#endif
+}
+
+/*
+ * Add one histogram to another; src_min_ms and src_max_ms are the fastest
+ * and slowest times src counts.  The window is placed once, over the
  * slowest non-empty bucket of the two and as low as that allows.
  */
 void
-pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
+pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src,
+				double src_min_ms, double src_max_ms)
 {
 	int			src_first;
 	int			src_last;
@@ -190,8 +215,7 @@ pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src)
 		*dst = *src;
 		return;
 	}
-	if (!occupied_range(src, &src_first, &src_last))
-		return;					/* used, but nothing counted */
+	range_of_times(src, src_min_ms, src_max_ms, &src_first, &src_last);
 
 	/*
 	 * The usual case: the source's counts fall within the destination's

@@ -51,7 +51,8 @@ typedef struct PgsqHistBucket
 } PgsqHistBucket;
 
 extern void pgsq_hist_add_slow(PgsqHistogram *h, int bucket);
-extern void pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src);
+extern void pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src,
+							double src_min_ms, double src_max_ms);
 extern double pgsq_hist_percentile(const PgsqHistogram *h, double fraction,
 								   double min_ms, double max_ms);
 extern int	pgsq_hist_buckets(const PgsqHistogram *h, double min_ms,

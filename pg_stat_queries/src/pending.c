@@ -33,13 +33,14 @@
 /* How often a busy backend merges its counters, in milliseconds */
 #define PGSQ_BUSY_FLUSH_INTERVAL_MS 1000
 
-/* Compact the list of pending keys when it grows past this many */
-#define PGSQ_PENDING_LIST_COMPACT 1024
-
 /*
- * Keys of the statements that got pending data since our last own flush.
+ * Keys of the statements that got pending data since the last flush pass.
  * The statistics system may flush and free pending data behind our back,
- * so entries here are only hints, looked up again before use.
+ * so entries here are only hints, looked up again before use.  A pass of
+ * the statistics system over all pending data that flushed all of ours
+ * leaves every key here stale: the list is emptied then (see
+ * pgsq_pending_pass_done), so it holds no more keys than statements got
+ * pending data since, and needs no compaction by lookups.
  */
 typedef struct PendingKey
 {
@@ -50,14 +51,9 @@ static PendingKey *pending_keys = NULL;
 static int	pending_count = 0;
 static int	pending_size = 0;
 
-/*
- * Listed statements whose pending data was not flushed since: when none is
- * left, as after every flush by the statistics system, the whole list is
- * stale and is emptied without a lookup.  Pending data freed without a
- * flush (its entry dropped) keeps it above zero until a compaction by
- * lookups sets it right.
- */
-static int	listed_unflushed = 0;
+/* Did some of our pending data stay unflushed in this pass? */
+static bool pass_left_pending = false;
+
 static TimestampTz last_own_flush = 0;
 
 /* Counts of a statement whose entry reference is stale, kept aside */
@@ -74,51 +70,22 @@ static TimestampTz first_parked = 0;
 static bool merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 							 const PgsqCounters *counters, bool nowait);
 
-/* Drop keys whose pending data the statistics system already flushed */
-static void
-compact_pending_keys(void)
-{
-	int			kept = 0;
-
-	if (listed_unflushed <= 0)
-	{
-		pending_count = 0;
-		listed_unflushed = 0;
-		return;
-	}
-
-	for (int i = 0; i < pending_count; i++)
-	{
-		if (pgstat_fetch_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-									   pending_keys[i].objid) != NULL)
-			pending_keys[kept++] = pending_keys[i];
-	}
-	pending_count = kept;
-	listed_unflushed = kept;
-}
-
 /* Remember that a statement has pending data */
 static void
 remember_pending_key(uint64 objid)
 {
 	if (pending_count == pending_size)
 	{
-		if (pending_count >= PGSQ_PENDING_LIST_COMPACT)
-			compact_pending_keys();
-		if (pending_count == pending_size)
-		{
-			pending_size = Max(64, pending_size * 2);
-			if (pending_keys == NULL)
-				pending_keys = MemoryContextAlloc(TopMemoryContext,
-												  pending_size * sizeof(PendingKey));
-			else
-				pending_keys = repalloc(pending_keys,
-										pending_size * sizeof(PendingKey));
-		}
+		pending_size = Max(64, pending_size * 2);
+		if (pending_keys == NULL)
+			pending_keys = MemoryContextAlloc(TopMemoryContext,
+											  pending_size * sizeof(PendingKey));
+		else
+			pending_keys = repalloc(pending_keys,
+									pending_size * sizeof(PendingKey));
 	}
 	pending_keys[pending_count].objid = objid;
 	pending_count++;
-	listed_unflushed++;
 }
 
 /* The parked counters of a statement, created empty if it has none */
@@ -308,33 +275,60 @@ merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 }
 
 /*
- * Merge one statement's pending counters into its shared entry.  Called by
- * the statistics system (nowait while the backend is busy) and by us.
- * Returns false if the entry lock was not available; the data then stays
- * pending for the next attempt.
+ * Merge one statement's pending counters into its shared entry.  Returns
+ * false if nowait and the entry lock was not available; the data then
+ * stays pending for the next attempt.
+ */
+static bool
+flush_one(PgStat_EntryRef *entry_ref, bool nowait)
+{
+	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
+
+	/* pending data is freed once this returns true */
+	pgsq_forget_pending_ref(entry_ref);
+
+	/* unless the entry was dropped by a reset or eviction, with these counts */
+	if (entry_ref->shared_entry->dropped)
+		return true;
+	return merge_into_entry(entry_ref, &pending->key, &pending->counters,
+							nowait);
+}
+
+/*
+ * The statistics system's flush of one statement's pending counters, in its
+ * pass over all pending data (nowait while the backend is busy).  Has it
+ * call pgsq_pending_pass_done at the end of the pass.
  */
 bool
 pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait)
 {
-	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
-	bool		done = true;
+	bool		done = flush_one(entry_ref, nowait);
 
-	/* the statistics system frees pending data once this returns true */
-	pgsq_forget_pending_ref(entry_ref);
-
-	/* unless the entry was dropped by a reset or eviction, with these counts */
-	if (!entry_ref->shared_entry->dropped)
-		done = merge_into_entry(entry_ref, &pending->key, &pending->counters,
-								nowait);
-	if (done && pending->listed)
-		listed_unflushed--;
+	if (!done)
+		pass_left_pending = true;
+	pgstat_report_fixed = true;
 	return done;
+}
+
+/*
+ * At the end of each pass of the statistics system over pending data (from
+ * its flush of fixed statistics, which follows the pass): if it flushed all
+ * of ours, every listed key is stale.
+ */
+void
+pgsq_pending_pass_done(void)
+{
+	if (!pass_left_pending)
+		pending_count = 0;
+	pass_left_pending = false;
 }
 
 /* Try to merge every listed statement's pending counters */
 static void
 flush_listed(bool nowait)
 {
+	int			kept = 0;
+
 	for (int i = 0; i < pending_count; i++)
 	{
 		PgStat_EntryRef *entry_ref;
@@ -342,10 +336,14 @@ flush_listed(bool nowait)
 		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND,
 											   PGSQ_KEY_DBOID,
 											   pending_keys[i].objid);
-		if (entry_ref != NULL && pgsq_flush_pending_cb(entry_ref, nowait))
+		if (entry_ref == NULL)
+			continue;			/* flushed or freed since it was listed */
+		if (flush_one(entry_ref, nowait))
 			pgstat_delete_pending_entry(entry_ref);
+		else
+			pending_keys[kept++] = pending_keys[i];
 	}
-	compact_pending_keys();
+	pending_count = kept;
 }
 
 /* Merge all of this backend's pending counters now, waiting for locks */

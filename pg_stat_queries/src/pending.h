@@ -21,6 +21,7 @@ extern PgStat_EntryRef *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 									int parallel_launched,
 									bool *parked, bool *check_text);
 extern bool pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait);
+extern void pgsq_pending_pass_done(void);
 extern bool pgsq_pending_text_checked(const PgStat_EntryRef *entry_ref);
 extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);

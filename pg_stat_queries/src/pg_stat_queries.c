@@ -110,7 +110,8 @@ pgsq_init_backend_cb(void)
 
 /*
  * Called by every flush of fixed statistics (when a backend goes idle, at
- * most once a second, and at exit).  The checkpointer's last one comes
+ * most once a second, and at exit), right after the statistics system's
+ * pass over pending data.  The checkpointer's last one comes
  * right before it writes the statistics file at shutdown: the moment to
  * free orphaned entries (see eviction.c).
  */
@@ -120,6 +121,7 @@ pgsq_flush_static_cb(bool nowait)
 	(void) nowait;
 	if (pgsq_state != NULL)
 		pgsq_flush_refused();
+	pgsq_pending_pass_done();
 	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
 		pgsq_free_all_orphans();
 	return false;
