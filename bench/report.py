@@ -154,6 +154,28 @@ def scaling_lines(out_dir, heading="##"):
                          f"| {'yes' if ir_ok else '**NO**'} | {float(s_['ll_per_stmt']):,.2f} "
                          f"| {float(q_['ll_per_stmt']):,.2f} | {'yes' if ll_ok else '**NO**'} |")
         lines.append("")
+    merges = read_tsv(os.path.join(out_dir, "scaling_merges.tsv"))
+    if merges:
+        pgss_added = {k: by[("pgss", k)]["ir_added"] for k in sizes if ("pgss", k) in by}
+        lines.append("pg_stat_queries merges a statement's pending counters about once a wall-clock second, so "
+                     "under valgrind nearly every execution of a statement among many is merged on its own. "
+                     "Merges per statement in the measured phase (calls of `pgsq_merge_locked`), the same "
+                     "workload's merges per statement with the server at full speed (a perf uprobe, two runs "
+                     "of different length subtracted), the instructions of one batch (allocate, merge, free the "
+                     "pending data, per call, inclusive), and Ir added with merges at the full-speed rate "
+                     "(Ir added - (valgrind - full speed) x per batch): a model from measured parts, next to "
+                     "the measurement above, which stays the figure judged.")
+        lines.append("")
+        lines.append("| statements | merges / stmt, valgrind | merges / stmt, full speed | Ir per batch "
+                     "| Ir added pgsq | at full-speed merge rate | Ir added pgss |")
+        lines.append("|---:|---:|---:|---:|---:|---:|---:|")
+        for m in merges:
+            k = int(m["size"])
+            lines.append(f"| {k:,} | {float(m['merges_per_stmt_valgrind']):.3f} "
+                         f"| {float(m['merges_per_stmt_native']):.3f} | {float(m['ir_per_batch']):,.0f} "
+                         f"| {fmt_signed(m['ir_added'], 0)} | {fmt_signed(m['ir_added_native_rate'], 0)} "
+                         f"| {fmt_signed(pgss_added[k], 0) if k in pgss_added else '-'} |")
+        lines.append("")
     if os.path.exists(os.path.join(out_dir, "scaling.png")):
         lines.append("![cost per statement against the number of statements](scaling.png)")
         lines.append("")

@@ -45,6 +45,24 @@
 # detection finds a 512 MB 2-way LL in this virtual machine); they are written
 # to scaling.md.
 #
+# Merges at the machine's own speed.  pg_stat_queries merges a statement's
+# pending counters into its shared entry once per batch, about once a
+# wall-clock second; under valgrind that second holds some hundred
+# statements instead of thousands, so nearly every execution of a statement
+# among many is a batch of its own.  For pg_stat_queries the run also
+# records, per size: the merges per statement in the measured phase
+# (calls of pgsq_merge_locked, bench/lib/cg_calls.py) and the instructions
+# of one batch (per call, inclusive: allocating the pending data,
+# pgstat_prep_pending_entry; merging it, pgsq_flush_pending_cb; freeing it,
+# pgstat_delete_pending_entry); then, with the server not under valgrind,
+# the merges per statement of the same workload at full speed, counted by
+# a perf uprobe on pgsq_merge_locked over two runs of NATIVE_T1 and
+# NATIVE_T2 seconds (their difference cancels connection start and the
+# merge at exit).  "Ir added at the native merge rate" = Ir added - (merges
+# under valgrind - merges native) per statement x instructions per batch: a
+# model from measured parts, shown next to the measurement, not instead.
+# Needs root and perf (Debian's linux-perf); skipped otherwise.
+#
 # Output (OUT_DIR): scaling.tsv (per statement and added figures, then the
 # raw phase totals), and through bench/report.py --scaling scaling.md and
 # scaling.png; scaling_profile_CONFIG.txt: callgrind_annotate --inclusive of
@@ -56,6 +74,7 @@
 # SIZES ("1 100 1000 10000 50000"), SC_MAX (60000), SC_LO (1000),
 # SC_HI (3000), SC_SEED (1),
 # SC_CACHES ("--I1=32768,8,64 --D1=49152,12,64 --LL=33554432,16,64"),
+# NATIVE (1: measure the native merge rate), NATIVE_T1 (5), NATIVE_T2 (15),
 # OUT_DIR (bench/results), PGSQ_BENCH_DIR (/tmp), BENCH_PORT (55532),
 # KEEP_CLUSTER (0), INSTALL_EXT (1).
 
@@ -76,6 +95,9 @@ SC_SEED=${SC_SEED:-1}
 SC_CACHES=${SC_CACHES:-"--I1=32768,8,64 --D1=49152,12,64 --LL=33554432,16,64"}
 OUT_DIR=${OUT_DIR:-$BENCH_ROOT/results}
 KEEP_CLUSTER=${KEEP_CLUSTER:-0}
+NATIVE=${NATIVE:-1}
+NATIVE_T1=${NATIVE_T1:-5}
+NATIVE_T2=${NATIVE_T2:-15}
 SHARED_BUFFERS=128MB
 MAX_CONNECTIONS=20
 TSV=scaling.tsv
@@ -115,7 +137,72 @@ ev_of() {
 		END { printf "%d %d %d\n", v["Ir"], v["D1mr"] + v["D1mw"], v["ILmr"] + v["DLmr"] + v["DLmw"] }'
 }
 
+# "merges/statement instructions/batch" of pg_stat_queries in one phase dump
+batch_figures() {
+	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" pgsq_merge_locked \
+		pgstat_prep_pending_entry pgsq_flush_pending_cb pgstat_delete_pending_entry |
+		awk -v n="$SC_HI" '{ calls[$1] = $2; incl[$1] = $3 }
+			END {
+				b = 0
+				for (f in calls) if (f != "pgsq_merge_locked" && calls[f] > 0) b += incl[f] / calls[f]
+				printf "%.4f %.0f\n", calls["pgsq_merge_locked"] / n, b
+			}'
+}
+
+# Merges per statement of pg_stat_queries at full speed, per size, into
+# $BENCH_DIR/scaling_native.tsv; returns 1 if they cannot be counted
+native_merge_rates() {
+	local lib conf="$BENCH_DIR/native.conf" k t perf_pid out log n c
+	local -A merges stmts
+	[ "$(id -u)" -eq 0 ] || { bench_say "not root: merge rate at full speed not measured"; return 1; }
+	command -v perf >/dev/null || { bench_say "no perf: merge rate at full speed not measured"; return 1; }
+	lib="$("$PG_CONFIG" --pkglibdir)/pg_stat_queries.so"
+	perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
+	perf probe -q -x "$lib" --add pgsq_merge_locked >/dev/null 2>&1 ||
+		{ bench_say "perf probe on $lib failed: merge rate at full speed not measured"; return 1; }
+	cg_config_settings pgsq "$SC_MAX" >"$conf"
+	chmod a+r "$conf"
+	bench_start "$conf" || bench_die "native server did not start"
+	bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_queries" >/dev/null
+	printf 'size\tt1\tt2\tstmts1\tstmts2\tmerges1\tmerges2\tmerges_per_stmt\n' >"$BENCH_DIR/scaling_native.tsv"
+	for k in $SIZES; do
+		ext_reset pgsq
+		# every statement once: entries and references exist before counting
+		as_bench_user "pgbench -n -M simple -c 1 -t $k -D i=0 -D nstmt=$k -D warm=$k \
+			-D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$BENCH_DIR/native_warm_$k.log" 2>&1 ||
+			bench_die "native warm-up (size $k) failed"
+		for t in $NATIVE_T1 $NATIVE_T2; do
+			out="$BENCH_DIR/native_perf_${k}_$t.txt"
+			log="$BENCH_DIR/native_pgbench_${k}_$t.log"
+			# system-wide, no command: counts until interrupted
+			perf stat -a -x, -e probe_pg_stat_queries:pgsq_merge_locked -o "$out" &
+			perf_pid=$!
+			sleep 1
+			as_bench_user "pgbench -n -M simple -c 1 -T $t --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
+				-D warm=0 -D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$log" 2>&1 ||
+				bench_die "native run (size $k, $t s) failed"
+			sleep 1				# the backend's exit merges what it still has
+			kill -INT "$perf_pid" 2>/dev/null
+			wait "$perf_pid" 2>/dev/null
+			c=$(awk -F, '/pgsq_merge_locked/ { print $1 }' "$out")
+			n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$log")
+			[ -n "$c" ] && [ -n "$n" ] || bench_die "native run (size $k, $t s): no count ($out, $log)"
+			merges[$t]=$c
+			stmts[$t]=$n
+		done
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$NATIVE_T1" "$NATIVE_T2" \
+			"${stmts[$NATIVE_T1]}" "${stmts[$NATIVE_T2]}" "${merges[$NATIVE_T1]}" "${merges[$NATIVE_T2]}" \
+			"$(awk -v a="${merges[$NATIVE_T1]}" -v b="${merges[$NATIVE_T2]}" -v x="${stmts[$NATIVE_T1]}" -v y="${stmts[$NATIVE_T2]}" \
+				'BEGIN { printf "%.4f", (b - a) / (y - x) }')" >>"$BENCH_DIR/scaling_native.tsv"
+		bench_say "pgsq at full speed: $k statements: $(tail -n 1 "$BENCH_DIR/scaling_native.tsv" | cut -f8) merges per statement (${stmts[$NATIVE_T2]} statements in $NATIVE_T2 s)"
+	done
+	bench_stop
+	perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
+	return 0
+}
+
 raw=$BENCH_DIR/scaling_raw.tsv
+printf 'size\tmerges_per_stmt\tbatch_ir\n' >"$BENCH_DIR/scaling_batches.tsv"
 printf 'config\tsize\tentries\tt_lo\tt_hi\tir_lo\tir_hi\td1_lo\td1_hi\tll_lo\tll_hi\n' >"$raw"
 for c in $CONFIGS; do
 	cg=$BENCH_DIR/cg_$c
@@ -140,6 +227,10 @@ for c in $CONFIGS; do
 		read -r ir1 d11 ll1 <<<"$(ev_of "$cg/callgrind.out.$p.2")"
 		read -r ir2 d12 ll2 <<<"$(ev_of "$cg/callgrind.out.$p.3")"
 		entries=$(ext_entries "$c")
+		if [ "$c" = pgsq ]; then
+			read -r mps bir <<<"$(batch_figures "$cg/callgrind.out.$p.3")"
+			printf '%s\t%s\t%s\n' "$k" "$mps" "$bir" >>"$BENCH_DIR/scaling_batches.tsv"
+		fi
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" "$entries" "$SC_LO" "$SC_HI" \
 			"$ir1" "$ir2" "$d11" "$d12" "$ll1" "$ll2" >>"$raw"
 		bench_say "$c: $k statements ($entries entries): Ir/stmt $(( (ir2 - ir1) / (SC_HI - SC_LO) )), D1 $(( (d12 - d11) / (SC_HI - SC_LO) )), LL $(( (ll2 - ll1) / (SC_HI - SC_LO) ))"
@@ -156,6 +247,11 @@ for c in $CONFIGS; do
 	grep -h '^desc: \(I1\|D1\|LL\) cache' "$(ls -d "$cg"/callgrind.out.* | head -n 1)" >"$BENCH_DIR/caches.txt"
 	cg_stop "$c"
 done
+
+native_done=0
+if [[ " $CONFIGS " == *" pgsq "* ]] && [ "$NATIVE" = 1 ] && native_merge_rates; then
+	native_done=1
+fi
 
 # per statement and added over none at the same size, then the raw totals
 awk -F'\t' -v OFS='\t' 'NR == 1 { next }
@@ -175,6 +271,19 @@ awk -F'\t' -v OFS='\t' 'NR == 1 { next }
 			print ""
 		}
 	}' "$raw" >"$OUT_DIR/$TSV"
+# pg_stat_queries' merges: under valgrind, at full speed, and the model
+rm -f "$OUT_DIR/scaling_merges.tsv"
+if [ "$native_done" = 1 ]; then
+	awk -F'\t' -v OFS='\t' '
+		FILENAME == ARGV[1] { if (FNR > 1) { cgm[$1] = $2; bir[$1] = $3 } next }
+		FILENAME == ARGV[2] { if (FNR > 1) nat[$1] = $8; next }
+		FNR == 1 { print "size", "merges_per_stmt_valgrind", "merges_per_stmt_native", "ir_per_batch",
+			"ir_added", "ir_added_native_rate"; next }
+		$1 == "pgsq" && ($2 in nat) && $7 != "-" {
+			print $2, cgm[$2], nat[$2], bir[$2], $7, sprintf("%.1f", $7 - (cgm[$2] - nat[$2]) * bir[$2])
+		}' "$BENCH_DIR/scaling_batches.tsv" "$BENCH_DIR/scaling_native.tsv" "$OUT_DIR/$TSV" \
+		>"$OUT_DIR/scaling_merges.tsv"
+fi
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	dirty=$(git -C "$REPO_ROOT" status --porcelain -- pg_stat_queries 2>/dev/null | grep -v '^??' | awk '{ print $2 }' | tr '\n' ' ')

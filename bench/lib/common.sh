@@ -36,12 +36,14 @@ bench_find_python() {
 }
 
 # Install the Debian packages a full benchmark needs when they are missing:
-# valgrind for bench/callgrind.sh, matplotlib for the charts.  Without root
+# valgrind for bench/callgrind.sh, perf for bench/scaling.sh's merge count at full
+# speed, matplotlib for the charts.  Without root
 # (or without the package) we say so and go on: the chart is then skipped.
 # Sets and exports BENCH_PYTHON (see bench_find_python).
 bench_install_tools() {
 	local want="" pkg
 	command -v valgrind >/dev/null || want="$want valgrind"
+	command -v perf >/dev/null || want="$want linux-perf"
 	BENCH_PYTHON=$(bench_find_python)
 	"$BENCH_PYTHON" -c "import matplotlib" 2>/dev/null || want="$want python3-matplotlib"
 	if [ -n "$want" ] && [ "$(id -u)" -ne 0 ]; then
