@@ -146,20 +146,24 @@ pgsq_created_entries(void)
  * Note that a backend created an entry, and say whether it may keep it.
  * Backends check for room before they create an entry, but several may
  * pass that check at once; the one whose entry would take the table past
- * the bound gives it back (the caller drops it).
+ * the bound gives it back (the caller drops it).  The count is raised only
+ * for an entry that stays, so it never passes the bound, not even for the
+ * moment between another backend's creation and its drop.
  */
 bool
 pgsq_entry_created(void)
 {
 	uint64		count;
 
+	/* first: a pass that recounts meanwhile errs high, never low */
 	pg_atomic_add_fetch_u64(&sweep->created_entries, 1);
-	count = pg_atomic_add_fetch_u64(&sweep->num_entries, 1);
-	if (count > entry_bound() && count < PGSQ_COUNT_UNKNOWN / 2)
+	count = pg_atomic_read_u64(&sweep->num_entries);
+	do
 	{
-		pgsq_entries_removed(1);
-		return false;
-	}
+		if (count >= entry_bound() && count < PGSQ_COUNT_UNKNOWN / 2)
+			return false;
+	} while (!pg_atomic_compare_exchange_u64(&sweep->num_entries, &count,
+											 count + 1));
 	return true;
 }
 
