@@ -22,6 +22,7 @@
 #include "qtext.h"
 #include "refs.h"
 #include "store.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 /*
@@ -257,6 +258,74 @@ entry_exists(uint64 objid)
 }
 
 /*
+ * References this backend found at parse analysis, by object id, so that a
+ * known statement is found again with a lookup keyed by its 64-bit id
+ * (already a hash) instead of the statistics system's lookup keyed by the
+ * whole hash key.  The statistics system frees a reference only when this
+ * backend drops the entry (pgsq_local_drops) or when it collects
+ * references after some backend asked for it (gc_request_count, checked
+ * at the start of each of its lookups): the memo is emptied whenever
+ * either count moved since it was filled, so it never holds a freed
+ * reference.  Both counts are read before the lookup that finds a
+ * reference to remember, so one freed by that lookup's own collection is
+ * never kept.
+ */
+typedef struct KnownRef
+{
+	uint64		objid;
+	char		status;			/* used by simplehash */
+	PgStat_EntryRef *entry_ref;
+} KnownRef;
+
+#define SH_PREFIX known_refs
+#define SH_ELEMENT_TYPE KnownRef
+#define SH_KEY_TYPE uint64
+#define SH_KEY objid
+#define SH_HASH_KEY(tb, key) ((uint32) ((key) ^ ((key) >> 32)))
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+static known_refs_hash *known_refs = NULL;
+static uint64 known_refs_gc = 0;	/* gc_request_count when filled */
+static uint64 known_refs_drops = 0; /* pgsq_local_drops when filled */
+
+/*
+ * The remembered reference of a statement, or NULL; empties the memo first
+ * if references may have been freed since it was filled.
+ */
+static inline PgStat_EntryRef *
+known_ref(uint64 objid)
+{
+	uint64		gc = pg_atomic_read_u64(&pgStatLocal.shmem->gc_request_count);
+	KnownRef   *known;
+
+	if (unlikely(known_refs == NULL))
+		known_refs = known_refs_create(TopMemoryContext, 256, NULL);
+	if (unlikely(gc != known_refs_gc || pgsq_local_drops != known_refs_drops))
+	{
+		known_refs_reset(known_refs);
+		known_refs_gc = gc;
+		known_refs_drops = pgsq_local_drops;
+		return NULL;
+	}
+	known = known_refs_lookup(known_refs, objid);
+	return known != NULL ? known->entry_ref : NULL;
+}
+
+/* Remember a live reference found by a lookup made after known_ref() */
+static inline void
+remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
+{
+	bool		found;
+	KnownRef   *known = known_refs_insert(known_refs, objid, &found);
+
+	known->entry_ref = entry_ref;
+}
+
+/*
  * The reference with pending data this backend used last, so that a
  * statement run again and again skips even the local hash lookup.  Pending
  * data keeps a reference from being collected, and the statistics system
@@ -368,10 +437,16 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 	 */
 	if (at_parse)
 	{
+		parse_ref = known_ref(objid);
+		if (parse_ref != NULL && likely(!parse_ref->shared_entry->dropped))
+			return found_entry_ref(key, parse_ref);
 		parse_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
 										 false, NULL);
 		if (parse_ref != NULL && likely(!parse_ref->shared_entry->dropped))
+		{
+			remember_known_ref(objid, parse_ref);
 			return found_entry_ref(key, parse_ref);
+		}
 		looked_up = true;
 	}
 
