@@ -268,8 +268,13 @@ entry_exists(uint64 objid)
  * either count moved since it was filled, so it never holds a freed
  * reference.  Both counts are read before the lookup that finds a
  * reference to remember, so one freed by that lookup's own collection is
- * never kept.
+ * never kept.  It holds at most PGSQ_KNOWN_REFS_MAX references (a table of
+ * 16,384 slots, 384 kB):
+ * past that, memo and statistics system's cache together no longer stay
+ * in the CPU's caches, and one lookup costs more in misses than two save.
  */
+#define PGSQ_KNOWN_REFS_MAX 12288
+
 typedef struct KnownRef
 {
 	uint64		objid;
@@ -320,8 +325,11 @@ static inline void
 remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
 {
 	bool		found;
-	KnownRef   *known = known_refs_insert(known_refs, objid, &found);
+	KnownRef   *known;
 
+	if (known_refs->members >= PGSQ_KNOWN_REFS_MAX)
+		return;
+	known = known_refs_insert(known_refs, objid, &found);
 	known->entry_ref = entry_ref;
 }
 
