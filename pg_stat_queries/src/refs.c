@@ -264,14 +264,16 @@ entry_exists(uint64 objid)
  * whole hash key.  The statistics system frees a reference only when this
  * backend drops the entry (pgsq_local_drops) or when it collects
  * references after some backend asked for it (gc_request_count, checked
- * at the start of each of its lookups): the memo is emptied whenever
- * either count moved since it was filled, so it never holds a freed
- * reference.  Both counts are read before the lookup that finds a
- * reference to remember, so one freed by that lookup's own collection is
- * never kept.  It holds at most PGSQ_KNOWN_REFS_MAX references (a table of
- * 16,384 slots, 384 kB):
- * past that, memo and statistics system's cache together no longer stay
- * in the CPU's caches, and one lookup costs more in misses than two save.
+ * at the start of each of its lookups): whenever either count moved, the
+ * memo's generation advances and what it remembered before no longer
+ * counts, so it never hands out a freed reference.  (Advancing instead of
+ * emptying it: under eviction churn requests come often, and emptying
+ * means clearing every slot.)  Both counts are read before the lookup
+ * that finds a reference to remember, so one freed by that lookup's own
+ * collection is never kept.  It holds at most PGSQ_KNOWN_REFS_MAX
+ * references (a table of 16,384 slots, 384 kB) and is emptied when full:
+ * unbounded, at 50,000 statements memo and the statistics system's cache
+ * together missed the CPU's caches more often than one lookup saves.
  */
 #define PGSQ_KNOWN_REFS_MAX 12288
 
@@ -279,6 +281,7 @@ typedef struct KnownRef
 {
 	uint64		objid;
 	char		status;			/* used by simplehash */
+	uint32		generation;		/* known_refs_generation when remembered */
 	PgStat_EntryRef *entry_ref;
 } KnownRef;
 
@@ -294,8 +297,9 @@ typedef struct KnownRef
 #include "lib/simplehash.h"
 
 static known_refs_hash *known_refs = NULL;
-static uint64 known_refs_gc = 0;	/* gc_request_count when filled */
-static uint64 known_refs_drops = 0; /* pgsq_local_drops when filled */
+static uint64 known_refs_gc = 0;	/* gc_request_count of this generation */
+static uint64 known_refs_drops = 0; /* pgsq_local_drops of this generation */
+static uint32 known_refs_generation = 1;
 
 /*
  * The remembered reference of a statement, or NULL; empties the memo first
@@ -311,13 +315,19 @@ known_ref(uint64 objid)
 		known_refs = known_refs_create(TopMemoryContext, 256, NULL);
 	if (unlikely(gc != known_refs_gc || pgsq_local_drops != known_refs_drops))
 	{
-		known_refs_reset(known_refs);
+		if (++known_refs_generation == 0)
+		{
+			/* wrapped around: forget for good what older ones remembered */
+			known_refs_reset(known_refs);
+			known_refs_generation = 1;
+		}
 		known_refs_gc = gc;
 		known_refs_drops = pgsq_local_drops;
 		return NULL;
 	}
 	known = known_refs_lookup(known_refs, objid);
-	return known != NULL ? known->entry_ref : NULL;
+	return known != NULL && known->generation == known_refs_generation ?
+		known->entry_ref : NULL;
 }
 
 /* Remember a live reference found by a lookup made after known_ref() */
@@ -327,9 +337,11 @@ remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
 	bool		found;
 	KnownRef   *known;
 
+	/* full, mostly of older generations under churn: start again */
 	if (known_refs->members >= PGSQ_KNOWN_REFS_MAX)
-		return;
+		known_refs_reset(known_refs);
 	known = known_refs_insert(known_refs, objid, &found);
+	known->generation = known_refs_generation;
 	known->entry_ref = entry_ref;
 }
 
