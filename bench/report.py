@@ -130,10 +130,9 @@ def scaling_lines(out_dir, heading="##"):
     lines.append(f"- Simulated caches: {env.get('caches', '?')}")
     lines.append(f"- Settings: {env.get('settings', '?')}; run time {env.get('duration', '?')}")
     lines.append("")
-    corrected = all("ir_added_corrected" in r for r in rows)
     lines.append("| config | statements | entries | Ir / stmt | D1 misses / stmt | LL misses / stmt "
-                 "| Ir added | D1 added | LL added |" + (" Ir added, corrected |" if corrected else ""))
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if corrected else ""))
+                 "| Ir added | D1 added | LL added | Ir added, corrected |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k in sizes:
         for c in CONFIG_ORDER:
             r = by.get((c, k))
@@ -142,28 +141,25 @@ def scaling_lines(out_dir, heading="##"):
             lines.append(f"| {c} | {k:,} | {r['entries']} | {float(r['ir_per_stmt']):,.0f} "
                          f"| {float(r['d1_per_stmt']):,.1f} | {float(r['ll_per_stmt']):,.2f} "
                          f"| {fmt_signed(r['ir_added'], 0)} | {fmt_signed(r['d1_added'], 1)} "
-                         f"| {fmt_signed(r['ll_added'], 2)} |"
-                         + (f" {fmt_signed(r['ir_added_corrected'], 0)} |" if corrected else ""))
+                         f"| {fmt_signed(r['ll_added'], 2)} | {fmt_signed(r['ir_added_corrected'], 0)} |")
     lines.append("")
     if all((c, k) in by for c in SCALING_CONFIGS for k in sizes):
-        ir_col = "ir_added_corrected" if corrected else "ir_added"
         lines.append("Target: pg_stat_queries at or below pg_stat_statements' instructions and LL misses per statement "
-                     "at every size" + (" (instructions: Ir added, corrected)." if corrected else "."))
+                     "at every size (instructions: Ir added, corrected).")
         lines.append("")
         lines.append("| statements | Ir added pgss | Ir added pgsq | Ir met | LL pgss | LL pgsq | LL met |")
         lines.append("|---:|---:|---:|---|---:|---:|---|")
         for k in sizes:
             s_, q_ = by[("pgss", k)], by[("pgsq", k)]
-            ir_ok = float(q_[ir_col]) <= float(s_[ir_col])
+            ir_ok = float(q_["ir_added_corrected"]) <= float(s_["ir_added_corrected"])
             ll_ok = float(q_["ll_per_stmt"]) <= float(s_["ll_per_stmt"])
-            lines.append(f"| {k:,} | {fmt_signed(s_[ir_col], 0)} | {fmt_signed(q_[ir_col], 0)} "
+            lines.append(f"| {k:,} | {fmt_signed(s_['ir_added_corrected'], 0)} | {fmt_signed(q_['ir_added_corrected'], 0)} "
                          f"| {'yes' if ir_ok else '**NO**'} | {float(s_['ll_per_stmt']):,.2f} "
                          f"| {float(q_['ll_per_stmt']):,.2f} | {'yes' if ll_ok else '**NO**'} |")
         lines.append("")
     merges = read_tsv(os.path.join(out_dir, "scaling_merges.tsv"))
     if merges:
-        pgss_added = {k: by[("pgss", k)].get("ir_added_corrected", by[("pgss", k)]["ir_added"])
-                      for k in sizes if ("pgss", k) in by}
+        pgss_added = {k: by[("pgss", k)]["ir_added_corrected"] for k in sizes if ("pgss", k) in by}
         lines.append("pg_stat_queries merges a statement's pending counters about once a wall-clock second, so "
                      "under valgrind nearly every execution of a statement among many is merged on its own. "
                      "Merges per statement in the measured phase (calls of `pgsq_merge_locked`), the same "
@@ -214,9 +210,9 @@ def make_scaling_chart(out_dir):
         if not pts:
             continue
         xs = [k for k, _ in pts]
-        col = "ir_added_corrected" if all("ir_added_corrected" in r for _, r in pts) else "ir_added"
-        if c != "none" and all(r[col] not in ("-", "") for _, r in pts):
-            ax1.plot(xs, [float(r[col]) for _, r in pts], marker="o", color=colors[c], label=CONFIG_NAMES[c])
+        if c != "none" and all(r["ir_added_corrected"] not in ("-", "") for _, r in pts):
+            ax1.plot(xs, [float(r["ir_added_corrected"]) for _, r in pts], marker="o", color=colors[c],
+                     label=CONFIG_NAMES[c])
         ax2.plot(xs, [float(r["ll_per_stmt"]) for _, r in pts], marker="o", color=colors[c], label=CONFIG_NAMES[c])
     for ax in (ax1, ax2):
         ax.set_xscale("log")
