@@ -255,7 +255,7 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		if (entry_ref != NULL)
 		{
 			/* once per batch of pending counts, as at execution */
-			if (!pgsq_pending_text_checked(entry_ref))
+			if (!pgsq_pending_text_checked(&key))
 				ensure_text(entry_ref, &key,
 							pstate->p_sourcetext, query->stmt_location,
 							query->stmt_len, jstate);

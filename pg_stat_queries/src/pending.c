@@ -3,13 +3,14 @@
  * pending.c
  *		Backend-local pending counters and their flush into the shared store.
  *
- * Every execution adds to this backend's pending data for the statement,
- * in local memory, and pending data is merged into the shared entry in
- * batches: when the backend goes idle, about once a second inside a long
- * transaction, before it reads the view or resets, and at exit.  Counts of
- * a statement whose entry eviction dropped while this backend referenced it
- * are parked until the reference is collected.  docs/design.md ("Pending
- * counters and flushing", "References to evicted entries") has the details.
+ * Every execution adds to this backend's pending counts for the statement,
+ * in a table of its own in local memory, and pending counts are merged into
+ * the shared entries in batches: when the backend goes idle, about once a
+ * second inside a long transaction, before it reads the view or resets, and
+ * at exit.  Counts of a statement whose entry eviction dropped while this
+ * backend referenced it are parked until the reference is collected.
+ * docs/design.md ("Pending counters and flushing", "References to evicted
+ * entries") has the details.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,25 +35,69 @@
 #define PGSQ_BUSY_FLUSH_INTERVAL_MS 1000
 
 /*
- * Keys of the statements that got pending data since the last flush pass.
- * The statistics system may flush and free pending data behind our back,
- * so entries here are only hints, looked up again before use.  A pass of
- * the statistics system over all pending data that flushed all of ours
- * leaves every key here stale: the list is emptied then (see
- * pgsq_pending_pass_done), so it holds no more keys than statements got
- * pending data since, and needs no compaction by lookups.
+ * The statements with pending counts, in the order they got their first:
+ * a dense array, emptied by each flush that merges them all, and an index
+ * from object id to position.  The statistics system's own pending data
+ * (PgStat_EntryRef->pending) is not used: it is allocated and zeroed at the
+ * first execution of every batch, found again by a lookup keyed by the
+ * whole hash key, and freed after each merge, which cost about 370
+ * instructions per merge, and with many statements nearly every execution
+ * is the first of its batch.  Positions here are reused, and an index entry
+ * counts only in the batch it was made in (pending_batch), so emptying the
+ * table costs nothing per statement.
+ *
+ * Each statement keeps this backend's reference to its entry, used while
+ * the generation of references it was found in is current (refs.c): the
+ * statistics system may free a reference that has no pending data of its
+ * own, but only in a way that moves that generation.  A reference from an
+ * older generation is looked up again before it is used.  Counts are for
+ * the entry that was live when they were added (entry_since, its
+ * stats_since): if that entry was dropped since, by a reset or eviction,
+ * they are discarded with it, even if the statement has a new entry by now.
  */
-typedef struct PendingKey
+typedef struct PendingStmt
 {
+	PgsqKey		key;
 	uint64		objid;
-} PendingKey;
+	PgStat_EntryRef *entry_ref; /* usable while ref_generation is current */
+	uint32		ref_generation;
+	bool		text_checked;	/* the entry's text was looked after */
+	TimestampTz entry_since;	/* stats_since of the entry counted for */
+	PgsqCounters counters;
+} PendingStmt;
 
-static PendingKey *pending_keys = NULL;
+static PendingStmt *pending_stmts = NULL;
 static int	pending_count = 0;
 static int	pending_size = 0;
 
-/* Did some of our pending data stay unflushed in this pass? */
-static bool pass_left_pending = false;
+typedef struct PendingIndexEntry
+{
+	uint64		objid;
+	char		status;			/* used by simplehash */
+	uint32		batch;			/* pending_batch when made */
+	int			pos;			/* in pending_stmts */
+} PendingIndexEntry;
+
+#define SH_PREFIX pending_index
+#define SH_ELEMENT_TYPE PendingIndexEntry
+#define SH_KEY_TYPE uint64
+#define SH_KEY objid
+#define SH_HASH_KEY(tb, key) ((uint32) ((key) ^ ((key) >> 32)))
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+static pending_index_hash *pending_index = NULL;
+static uint32 pending_batch = 1;
+
+/* Index entries of past batches kept before the index is emptied */
+#define PGSQ_PENDING_INDEX_MAX 8192
+
+/* Position of the statement that got counts last, valid in its batch */
+static int	last_pos = -1;
+static uint32 last_batch = 0;
 
 static TimestampTz last_own_flush = 0;
 
@@ -69,24 +114,6 @@ static TimestampTz first_parked = 0;
 
 static bool merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 							 const PgsqCounters *counters, bool nowait);
-
-/* Remember that a statement has pending data */
-static void
-remember_pending_key(uint64 objid)
-{
-	if (pending_count == pending_size)
-	{
-		pending_size = Max(64, pending_size * 2);
-		if (pending_keys == NULL)
-			pending_keys = MemoryContextAlloc(TopMemoryContext,
-											  pending_size * sizeof(PendingKey));
-		else
-			pending_keys = repalloc(pending_keys,
-									pending_size * sizeof(PendingKey));
-	}
-	pending_keys[pending_count].objid = objid;
-	pending_count++;
-}
 
 /* The parked counters of a statement, created empty if it has none */
 static PgsqCounters *
@@ -139,7 +166,8 @@ unpark_all(void)
 		PgStat_EntryRef *entry_ref = NULL;
 
 		if (p->reset_count == reset_count)
-			entry_ref = pgsq_entry_ref(&p->key, false, NULL);
+			entry_ref = pgsq_entry_ref(&p->key, pgsq_objid(&p->key),
+									   NULL);
 		if (entry_ref != NULL)
 			(void) merge_into_entry(entry_ref, &p->key, &p->counters,
 									false);
@@ -158,6 +186,102 @@ unpark_at_exit(int code, Datum arg)
 	(void) arg;
 	if (pgsq_store_ready())
 		unpark_all();
+}
+
+/* The stats_since of a referenced entry, which tells its lives apart */
+static inline TimestampTz
+entry_since(PgStat_EntryRef *entry_ref)
+{
+	return ((PgsqSharedEntry *) entry_ref->shared_stats)->data.stats_since;
+}
+
+/* The statement's pending counts in this batch, or NULL */
+static inline PendingStmt *
+find_pending(const PgsqKey *key, uint64 objid)
+{
+	PendingIndexEntry *ie;
+
+	if (last_pos >= 0 && last_batch == pending_batch &&
+		pending_stmts[last_pos].objid == objid)
+		return &pending_stmts[last_pos];
+	if (pending_index == NULL)
+		return NULL;
+	ie = pending_index_lookup(pending_index, objid);
+	if (ie == NULL || ie->batch != pending_batch)
+		return NULL;
+	last_pos = ie->pos;
+	last_batch = pending_batch;
+	return &pending_stmts[ie->pos];
+}
+
+/* Index a statement's pending counts at their position in this batch */
+static void
+index_pending(uint64 objid, int pos)
+{
+	PendingIndexEntry *ie;
+	bool		found;
+
+	if (pending_index == NULL)
+		pending_index = pending_index_create(TopMemoryContext, 256, NULL);
+	ie = pending_index_insert(pending_index, objid, &found);
+	ie->batch = pending_batch;
+	ie->pos = pos;
+}
+
+/* New, empty pending counts of a statement, with its entry's reference */
+static PendingStmt *
+add_pending(const PgsqKey *key, uint64 objid, PgStat_EntryRef *entry_ref,
+			uint32 generation)
+{
+	PendingStmt *ps;
+
+	if (pending_count == pending_size)
+	{
+		pending_size = Max(64, pending_size * 2);
+		if (pending_stmts == NULL)
+			pending_stmts = MemoryContextAlloc(TopMemoryContext,
+											   pending_size * sizeof(PendingStmt));
+		else
+			pending_stmts = repalloc(pending_stmts,
+									 pending_size * sizeof(PendingStmt));
+	}
+	ps = &pending_stmts[pending_count];
+	ps->key = *key;
+	ps->objid = objid;
+	ps->entry_ref = entry_ref;
+	ps->ref_generation = generation;
+	ps->text_checked = false;
+	ps->entry_since = entry_since(entry_ref);
+	memset(&ps->counters, 0, sizeof(ps->counters));
+	index_pending(objid, pending_count);
+	last_pos = pending_count;
+	last_batch = pending_batch;
+	pending_count++;
+	/* have the statistics system call our flush (pgsq_flush_pending) */
+	pgstat_report_fixed = true;
+	return ps;
+}
+
+/*
+ * Give pending counts the reference found for their statement just now.
+ * If it is another life of the entry than the one counted for (the old one
+ * was dropped by a reset or eviction), the counts belong to the dropped
+ * past: discard them.
+ */
+static void
+rebind_pending(PendingStmt *ps, PgStat_EntryRef *entry_ref,
+			   uint32 generation)
+{
+	TimestampTz since = entry_since(entry_ref);
+
+	if (since != ps->entry_since)
+	{
+		memset(&ps->counters, 0, sizeof(ps->counters));
+		ps->text_checked = false;
+		ps->entry_since = since;
+	}
+	ps->entry_ref = entry_ref;
+	ps->ref_generation = generation;
 }
 
 /*
@@ -183,10 +307,10 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			int parallel_to_launch, int parallel_launched, bool *parked_out,
 			bool *check_text_out)
 {
-	bool		stale;
+	uint64		objid;
+	uint32		generation;
+	PendingStmt *ps;
 	PgStat_EntryRef *entry_ref;
-	PgsqPending *pending;
-	PgsqSharedEntry *entry;
 
 	/*
 	 * The first execution of an entry this backend just created: merged at
@@ -209,37 +333,45 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 		}
 	}
 
-	entry_ref = pgsq_entry_ref(key, true, &stale);
-	*parked_out = stale;
+	*parked_out = false;
 	*check_text_out = false;
-	if (entry_ref == NULL)
+	objid = pgsq_objid(key);
+	ps = find_pending(key, objid);
+	generation = pgsq_refs_generation();
+	if (likely(ps != NULL && ps->ref_generation == generation &&
+			   !ps->entry_ref->shared_entry->dropped))
+		entry_ref = ps->entry_ref;
+	else
 	{
-		static bool exit_callback_registered = false;
+		bool		stale;
 
-		if (!stale)
-			return NULL;		/* table full; counted as refused */
-		if (!exit_callback_registered)
+		entry_ref = pgsq_entry_ref(key, objid, &stale);
+		if (entry_ref == NULL)
 		{
-			before_shmem_exit(unpark_at_exit, (Datum) 0);
-			exit_callback_registered = true;
+			static bool exit_callback_registered = false;
+
+			*parked_out = stale;
+			if (!stale)
+				return NULL;	/* table full; counted as refused */
+			if (!exit_callback_registered)
+			{
+				before_shmem_exit(unpark_at_exit, (Datum) 0);
+				exit_callback_registered = true;
+			}
+			pgsq_add_execution(park(key), phase, ms, rows, bufusage, walusage,
+							   jitusage, parallel_to_launch, parallel_launched);
+			return NULL;
 		}
-		pgsq_add_execution(park(key), phase, ms, rows, bufusage, walusage,
-						   jitusage, parallel_to_launch, parallel_launched);
-		return NULL;
+		if (ps == NULL)
+			ps = add_pending(key, objid, entry_ref, generation);
+		else
+			rebind_pending(ps, entry_ref, generation);
 	}
-	pending = (PgsqPending *) entry_ref->pending;
-	if (!pending->listed)
-	{
-		pending->key = *key;
-		pending->listed = true;
-		remember_pending_key(entry_ref->shared_entry->key.objid);
-	}
-	pgsq_add_execution(&pending->counters, phase, ms, rows, bufusage, walusage,
+	pgsq_add_execution(&ps->counters, phase, ms, rows, bufusage, walusage,
 					   jitusage, parallel_to_launch, parallel_launched);
-	*check_text_out = !pending->text_checked;
-	pending->text_checked = true;
-	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	pgsq_entry_used(entry);
+	*check_text_out = !ps->text_checked;
+	ps->text_checked = true;
+	pgsq_entry_used((PgsqSharedEntry *) entry_ref->shared_stats);
 	return entry_ref;
 }
 
@@ -248,10 +380,11 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
  * Then parse analysis need not read the shared entry to check it again.
  */
 bool
-pgsq_pending_text_checked(const PgStat_EntryRef *entry_ref)
+pgsq_pending_text_checked(const PgsqKey *key)
 {
-	return entry_ref->pending != NULL &&
-		((const PgsqPending *) entry_ref->pending)->text_checked;
+	PendingStmt *ps = find_pending(key, pgsq_objid(key));
+
+	return ps != NULL && ps->text_checked;
 }
 
 /*
@@ -275,75 +408,78 @@ merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 }
 
 /*
- * Merge one statement's pending counters into its shared entry.  Returns
- * false if nowait and the entry lock was not available; the data then
- * stays pending for the next attempt.
+ * Merge one statement's pending counts into the entry they were counted
+ * for.  Returns false if nowait and the entry lock was not available: the
+ * counts then stay pending for the next attempt.  Counts whose entry was
+ * dropped since are discarded (true).
  */
 static bool
-flush_one(PgStat_EntryRef *entry_ref, bool nowait)
+flush_one(PendingStmt *ps, bool nowait)
 {
-	PgsqPending *pending = (PgsqPending *) entry_ref->pending;
+	PgStat_EntryRef *entry_ref;
+	PgsqSharedEntry *entry;
+	int64		calls_before;
 
-	/* pending data is freed once this returns true */
-	pgsq_forget_pending_ref(entry_ref);
-
-	/* unless the entry was dropped by a reset or eviction, with these counts */
+	if (ps->ref_generation != pgsq_refs_generation())
+	{
+		/* the reference may have been freed: look it up again */
+		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+										 ps->objid, false, NULL);
+		if (entry_ref == NULL)
+			return true;		/* dropped and freed */
+	}
+	else
+		entry_ref = ps->entry_ref;
 	if (entry_ref->shared_entry->dropped)
 		return true;
-	return merge_into_entry(entry_ref, &pending->key, &pending->counters,
-							nowait);
+
+	if (!pgstat_lock_entry(entry_ref, nowait))
+		return false;
+	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
+	if (entry->data.stats_since != ps->entry_since)
+	{
+		/* another life of the entry, after a reset or eviction */
+		pgstat_unlock_entry(entry_ref);
+		return true;
+	}
+	calls_before = pgsq_merge_locked(entry, &ps->key, &ps->counters);
+	pgstat_unlock_entry(entry_ref);
+
+	pgsq_touch_entry(entry, ps->counters.calls[PGSQ_EXEC], calls_before);
+	return true;
 }
 
 /*
- * The statistics system's flush of one statement's pending counters, in its
- * pass over all pending data (nowait while the backend is busy).  Has it
- * call pgsq_pending_pass_done at the end of the pass.
+ * Merge every statement's pending counts, without waiting for an entry lock
+ * if nowait.  Returns true if some stay pending (their locks were busy).
  */
 bool
-pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait)
-{
-	bool		done = flush_one(entry_ref, nowait);
-
-	if (!done)
-		pass_left_pending = true;
-	pgstat_report_fixed = true;
-	return done;
-}
-
-/*
- * At the end of each pass of the statistics system over pending data (from
- * its flush of fixed statistics, which follows the pass): if it flushed all
- * of ours, every listed key is stale.
- */
-void
-pgsq_pending_pass_done(void)
-{
-	if (!pass_left_pending)
-		pending_count = 0;
-	pass_left_pending = false;
-}
-
-/* Try to merge every listed statement's pending counters */
-static void
-flush_listed(bool nowait)
+pgsq_flush_pending(bool nowait)
 {
 	int			kept = 0;
 
+	if (pending_count == 0)
+		return false;
 	for (int i = 0; i < pending_count; i++)
 	{
-		PgStat_EntryRef *entry_ref;
-
-		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND,
-											   PGSQ_KEY_DBOID,
-											   pending_keys[i].objid);
-		if (entry_ref == NULL)
-			continue;			/* flushed or freed since it was listed */
-		if (flush_one(entry_ref, nowait))
-			pgstat_delete_pending_entry(entry_ref);
-		else
-			pending_keys[kept++] = pending_keys[i];
+		if (flush_one(&pending_stmts[i], nowait))
+			continue;
+		if (kept != i)
+			pending_stmts[kept] = pending_stmts[i];
+		kept++;
 	}
+
+	/* a new batch: every index entry made so far stops counting */
+	if (++pending_batch == 0)
+		pending_batch = 1;
+	if (pending_index != NULL &&
+		(pending_index->members > PGSQ_PENDING_INDEX_MAX || pending_batch == 1))
+		pending_index_reset(pending_index);
 	pending_count = kept;
+	last_pos = -1;
+	for (int i = 0; i < kept; i++)
+		index_pending(pending_stmts[i].objid, i);
+	return kept > 0;
 }
 
 /* Merge all of this backend's pending counters now, waiting for locks */
@@ -351,7 +487,7 @@ void
 pgsq_flush_own_pending(void)
 {
 	unpark_all();
-	flush_listed(false);
+	(void) pgsq_flush_pending(false);
 	last_own_flush = GetCurrentTimestamp();
 }
 
@@ -379,5 +515,5 @@ pgsq_maybe_flush_busy(void)
 									PGSQ_BUSY_FLUSH_INTERVAL_MS))
 		return;
 	last_own_flush = now;
-	flush_listed(true);
+	(void) pgsq_flush_pending(true);
 }

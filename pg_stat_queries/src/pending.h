@@ -20,9 +20,8 @@ extern PgStat_EntryRef *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 									int parallel_to_launch,
 									int parallel_launched,
 									bool *parked, bool *check_text);
-extern bool pgsq_flush_pending_cb(PgStat_EntryRef *entry_ref, bool nowait);
-extern void pgsq_pending_pass_done(void);
-extern bool pgsq_pending_text_checked(const PgStat_EntryRef *entry_ref);
+extern bool pgsq_flush_pending(bool nowait);
+extern bool pgsq_pending_text_checked(const PgsqKey *key);
 extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);
 

@@ -64,8 +64,6 @@ static PgStat_KindInfo pgsq_kind_info = {
 	.shared_size = sizeof(PgsqSharedEntry),
 	.shared_data_off = offsetof(PgsqSharedEntry, data),
 	.shared_data_len = sizeof(((PgsqSharedEntry *) 0)->data),
-	.pending_size = sizeof(PgsqPending),
-	.flush_pending_cb = pgsq_flush_pending_cb,
 	.flush_static_cb = pgsq_flush_static_cb,
 	.init_backend_cb = pgsq_init_backend_cb,
 };
@@ -111,20 +109,21 @@ pgsq_init_backend_cb(void)
 /*
  * Called by every flush of fixed statistics (when a backend goes idle, at
  * most once a second, and at exit), right after the statistics system's
- * pass over pending data.  The checkpointer's last one comes
- * right before it writes the statistics file at shutdown: the moment to
- * free orphaned entries (see eviction.c).
+ * pass over its pending data: merge our pending counts, and say whether
+ * some stay pending (then the statistics system calls again later).  The
+ * checkpointer's last one comes right before it writes the statistics file
+ * at shutdown: the moment to free orphaned entries (see eviction.c).
  */
 static bool
 pgsq_flush_static_cb(bool nowait)
 {
-	(void) nowait;
+	bool		partial = pgsq_flush_pending(nowait);
+
 	if (pgsq_state != NULL)
 		pgsq_flush_refused();
-	pgsq_pending_pass_done();
 	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
 		pgsq_free_all_orphans();
-	return false;
+	return partial;
 }
 
 /* Fixed shared memory: our state with the text area, then the sweep's */

@@ -118,16 +118,6 @@ typedef struct PgsqCounters
 	PgsqHistogram exec_hist;	/* execution times since minmax_stats_since */
 } PgsqCounters;
 
-/* Backend-local pending data of one statement (PgStat_EntryRef->pending) */
-typedef struct PgsqPending
-{
-	/* first: read by every execution, with the first counters it adds to */
-	bool		listed;			/* key is in the local list of pending keys */
-	bool		text_checked;	/* the entry's text was looked after already */
-	PgsqKey		key;
-	PgsqCounters counters;
-} PgsqPending;
-
 /* The part of a shared entry that is written to the statistics file */
 typedef struct PgsqEntryData
 {

@@ -302,31 +302,44 @@ static uint64 known_refs_drops = 0; /* pgsq_local_drops of this generation */
 static uint32 known_refs_generation = 1;
 
 /*
- * The remembered reference of a statement, or NULL; empties the memo first
- * if references may have been freed since it was filled.
+ * The generation of references now: advanced first if references may have
+ * been freed since the current one began (see above).  A reference found
+ * by a lookup made after this call may be used for as long as it returns
+ * the same generation; pending.c keeps references of its own by this rule.
+ * (A generation seen again after 2^32 advances would be taken for current;
+ * what is kept under one lives until the next flush, about a second.)
  */
-static inline PgStat_EntryRef *
-known_ref(uint64 objid)
+uint32
+pgsq_refs_generation(void)
 {
 	uint64		gc = pg_atomic_read_u64(&pgStatLocal.shmem->gc_request_count);
-	KnownRef   *known;
 
-	if (unlikely(known_refs == NULL))
-		known_refs = known_refs_create(TopMemoryContext, 256, NULL);
 	if (unlikely(gc != known_refs_gc || pgsq_local_drops != known_refs_drops))
 	{
 		if (++known_refs_generation == 0)
 		{
 			/* wrapped around: forget for good what older ones remembered */
-			known_refs_reset(known_refs);
+			if (known_refs != NULL)
+				known_refs_reset(known_refs);
 			known_refs_generation = 1;
 		}
 		known_refs_gc = gc;
 		known_refs_drops = pgsq_local_drops;
-		return NULL;
 	}
+	return known_refs_generation;
+}
+
+/* The remembered reference of a statement, or NULL */
+static inline PgStat_EntryRef *
+known_ref(uint64 objid)
+{
+	uint32		generation = pgsq_refs_generation();
+	KnownRef   *known;
+
+	if (unlikely(known_refs == NULL))
+		known_refs = known_refs_create(TopMemoryContext, 256, NULL);
 	known = known_refs_lookup(known_refs, objid);
-	return known != NULL && known->generation == known_refs_generation ?
+	return known != NULL && known->generation == generation ?
 		known->entry_ref : NULL;
 }
 
@@ -346,70 +359,13 @@ remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
 }
 
 /*
- * The reference with pending data this backend used last, so that a
- * statement run again and again skips even the local hash lookup.  Pending
- * data keeps a reference from being collected, and the statistics system
- * frees it only after our flush callback ran for it, which forgets the
- * reference kept here, or when this backend drops entries, which makes it
- * stale (pgsq_local_drops).
- */
-static struct
-{
-	bool		valid;
-	uint64		local_drops;	/* pgsq_local_drops when remembered */
-	PgsqKey		key;
-	PgStat_EntryRef *entry_ref;
-}			last_pending;
-
-/* Forget the last reference with pending data, if it is this one (or NULL) */
-void
-pgsq_forget_pending_ref(const PgStat_EntryRef *entry_ref)
-{
-	if (entry_ref == NULL || entry_ref == last_pending.entry_ref)
-		last_pending.valid = false;
-}
-
-/* Is this the statement whose reference with pending data was used last? */
-static inline bool
-is_last_pending(const PgsqKey *key)
-{
-	return last_pending.valid && last_pending.local_drops == pgsq_local_drops &&
-		pgsq_key_equals(&last_pending.key, key);
-}
-
-/* Remember a reference with pending data as the last one used */
-static inline PgStat_EntryRef *
-remember_pending_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
-{
-	Assert(entry_ref->pending != NULL);
-	last_pending.valid = true;
-	last_pending.local_drops = pgsq_local_drops;
-	last_pending.key = *key;
-	last_pending.entry_ref = entry_ref;
-	return entry_ref;
-}
-
-/*
- * A live reference found for a statement: remembered if it has pending
- * data, so that at parse analysis too the execution that follows finds it
- * without a lookup.
- */
-static inline PgStat_EntryRef *
-found_entry_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
-{
-	return entry_ref->pending != NULL ?
-		remember_pending_ref(key, entry_ref) : entry_ref;
-}
-
-/*
- * This backend's reference to a statement's entry, created if needed, with
- * pending data allocated if asked; at parse analysis (at_parse) a missing
- * entry is created without a reference and NULL is returned (see
- * pgsq_create_unreferenced).  A cached reference may point to an entry
- * that a reset or eviction dropped; the statistics system keeps such a
- * reference while it has pending data, so counts would keep going to the
- * dropped entry.  Discard that data (it belongs to the dropped past), have
- * the reference collected, and look again to find or create a live entry.
+ * This backend's reference to a statement's entry, found or created; at
+ * parse analysis (at_parse) a missing entry is created without a reference
+ * and NULL is returned (see pgsq_create_unreferenced).  The memo of
+ * references is looked at first; a reference found otherwise is remembered
+ * there.  A cached reference may point to an entry that a reset or
+ * eviction dropped: have it collected, and look again to find or create a
+ * live entry.
  *
  * If the reference cannot be collected right now (see request_gc_if_due)
  * and the caller passed "stale", set *stale and return NULL: the caller
@@ -418,61 +374,43 @@ found_entry_ref(const PgsqKey *key, PgStat_EntryRef *entry_ref)
  * *stale means the table is at its bound: the execution is refused.
  */
 static PgStat_EntryRef *
-entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
+entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
 				   bool *stale)
 {
-	uint64		objid;
-	PgStat_EntryRef *parse_ref = NULL;
+	PgStat_EntryRef *entry_ref;
 	bool		looked_up = false;
 
 	if (stale != NULL)
 		*stale = false;
 
-	/* the statement run last by this backend, most likely run again */
-	if (is_last_pending(key) &&
-		likely(!last_pending.entry_ref->shared_entry->dropped))
-		return last_pending.entry_ref;
-	objid = pgsq_objid(key);
-
 	/*
-	 * A statement this backend has pending data for has a live entry unless
-	 * eviction or a reset dropped it: at the bound, one local lookup spares
-	 * the check of the fill.  Below it, the lookup that allocates pending
-	 * data below finds the same reference, and a second one is saved.
+	 * A statement this backend references needs no look at the table's fill,
+	 * whose counter every new entry and eviction writes: one local lookup.
+	 * (The memo's generation is read here, before any lookup below whose
+	 * result it may remember.)
 	 */
-	if (with_pending && !known_absent(objid) && !pgsq_below_bound())
-	{
-		PgStat_EntryRef *entry_ref;
+	entry_ref = known_ref(objid);
+	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+		return entry_ref;
 
-		entry_ref = pgstat_fetch_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-											   objid);
-		if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
-			return remember_pending_ref(key, entry_ref);
-	}
-
-	/*
-	 * At parse analysis, a statement this backend references needs no look at
-	 * the fill either, whose counter every new entry and eviction writes: one
-	 * local lookup, whose miss the creation below reuses.
-	 */
+	/* at parse analysis a missing entry is created without a reference */
 	if (at_parse)
 	{
-		parse_ref = known_ref(objid);
-		if (parse_ref != NULL && likely(!parse_ref->shared_entry->dropped))
-			return found_entry_ref(key, parse_ref);
-		parse_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
+		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
 										 false, NULL);
-		if (parse_ref != NULL && likely(!parse_ref->shared_entry->dropped))
+		if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
 		{
-			remember_known_ref(objid, parse_ref);
-			return found_entry_ref(key, parse_ref);
+			remember_known_ref(objid, entry_ref);
+			return entry_ref;
 		}
 		looked_up = true;
 	}
+	else
+		entry_ref = NULL;
 
 	/* at the bound, only statements that have an entry are counted */
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
-		(at_parse ? parse_ref == NULL : !entry_exists(objid)))
+		(at_parse ? entry_ref == NULL : !entry_exists(objid)))
 	{
 		count_refused();
 		return NULL;
@@ -480,42 +418,35 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 
 	for (;;)
 	{
-		PgStat_EntryRef *entry_ref;
-		bool		created;
+		bool		created = false;
 
-		if (with_pending)
-			entry_ref = pgstat_prep_pending_entry(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-												  objid, &created);
+		if (!at_parse)
+			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+											 objid, true, &created);
 		else
 		{
-			entry_ref = NULL;
-			created = false;
-			if (at_parse)
-			{
-				entry_ref = looked_up ? parse_ref :
-					pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
-										 false, NULL);
-				looked_up = false;
-				if (entry_ref == NULL)
-				{
-					switch (create_entry(key, objid))
-					{
-						case CREATE_DONE:
-							remember_fresh_entry(objid);
-							return NULL;
-						case CREATE_REFUSED:
-							count_refused();
-							return NULL;
-						case CREATE_EXISTS:
-							continue;
-						case CREATE_DROPPED:
-							break;
-					}
-				}
-			}
+			if (!looked_up)
+				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+												 objid, false, NULL);
+			looked_up = false;
 			if (entry_ref == NULL)
+			{
+				switch (create_entry(key, objid))
+				{
+					case CREATE_DONE:
+						remember_fresh_entry(objid);
+						return NULL;
+					case CREATE_REFUSED:
+						count_refused();
+						return NULL;
+					case CREATE_EXISTS:
+						continue;
+					case CREATE_DROPPED:
+						break;
+				}
 				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 												 objid, true, &created);
+			}
 		}
 		if (created && !init_new_entry(entry_ref, key))
 		{
@@ -526,13 +457,11 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 		if (created && at_parse)
 			remember_fresh_entry(objid);
 		if (likely(!entry_ref->shared_entry->dropped))
-			return found_entry_ref(key, entry_ref);
-
-		if (entry_ref->pending != NULL)
 		{
-			pgsq_forget_pending_ref(entry_ref);
-			pgstat_delete_pending_entry(entry_ref);
+			remember_known_ref(objid, entry_ref);
+			return entry_ref;
 		}
+
 		if (stale == NULL)
 			pgstat_request_entry_refs_gc();
 		else if (!request_gc_if_due())
@@ -544,13 +473,13 @@ entry_ref_internal(const PgsqKey *key, bool with_pending, bool at_parse,
 }
 
 /*
- * This backend's reference to a statement's entry, created if needed, with
- * pending data allocated if asked; see entry_ref_internal.
+ * This backend's reference to a statement's entry (objid is
+ * pgsq_objid(key)), created if needed; see entry_ref_internal.
  */
 PgStat_EntryRef *
-pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
+pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
 {
-	return entry_ref_internal(key, with_pending, false, stale);
+	return entry_ref_internal(key, objid, false, stale);
 }
 
 /*
@@ -562,5 +491,5 @@ pgsq_entry_ref(const PgsqKey *key, bool with_pending, bool *stale)
 PgStat_EntryRef *
 pgsq_parse_entry_ref(const PgsqKey *key, bool *stale)
 {
-	return entry_ref_internal(key, false, true, stale);
+	return entry_ref_internal(key, pgsq_objid(key), true, stale);
 }
