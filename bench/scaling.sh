@@ -58,9 +58,9 @@
 # among many is a batch of its own.  For pg_stat_queries the run also
 # records, per size: the merges per statement in the measured phase
 # (calls of pgsq_merge_locked, bench/lib/cg_calls.py) and the instructions
-# of one batch (per call, inclusive: allocating the pending data,
-# pgstat_prep_pending_entry; merging it, pgsq_flush_pending_cb; freeing it,
-# pgstat_delete_pending_entry); then, with the server not under valgrind,
+# of one batch (per call, inclusive: starting the statement's pending
+# counts, add_pending; merging them, flush_one); then, with the server not
+# under valgrind,
 # the merges per statement of the same workload at full speed, counted by
 # a perf uprobe on pgsq_merge_locked over two runs of NATIVE_T1 and
 # NATIVE_T2 seconds (their difference cancels connection start and the
@@ -152,7 +152,7 @@ noise_of() {
 # "merges/statement instructions/batch" of pg_stat_queries in one phase dump
 batch_figures() {
 	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" pgsq_merge_locked \
-		pgstat_prep_pending_entry pgsq_flush_pending_cb pgstat_delete_pending_entry |
+		add_pending flush_one |
 		awk -v n="$SC_HI" '{ calls[$1] = $2; incl[$1] = $3 }
 			END {
 				b = 0

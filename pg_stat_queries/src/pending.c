@@ -228,8 +228,11 @@ index_pending(uint64 objid, int pos)
 	ie->pos = pos;
 }
 
-/* New, empty pending counts of a statement, with its entry's reference */
-static PendingStmt *
+/*
+ * New, empty pending counts of a statement, with its entry's reference.
+ * Not inlined: once per batch, and bench/scaling.sh counts its calls.
+ */
+static pg_noinline PendingStmt *
 add_pending(const PgsqKey *key, uint64 objid, PgStat_EntryRef *entry_ref,
 			uint32 generation)
 {
@@ -411,9 +414,9 @@ merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
  * Merge one statement's pending counts into the entry they were counted
  * for.  Returns false if nowait and the entry lock was not available: the
  * counts then stay pending for the next attempt.  Counts whose entry was
- * dropped since are discarded (true).
+ * dropped since are discarded (true).  Not inlined, like add_pending.
  */
-static bool
+static pg_noinline bool
 flush_one(PendingStmt *ps, bool nowait)
 {
 	PgStat_EntryRef *entry_ref;
