@@ -66,6 +66,7 @@ typedef struct PendingStmt
 	PgsqCounters counters;
 } PendingStmt;
 
+static MemoryContext pending_context = NULL;
 static PendingStmt *pending_stmts = NULL;
 static int	pending_count = 0;
 static int	pending_size = 0;
@@ -94,6 +95,9 @@ static uint32 pending_batch = 1;
 
 /* Index entries of past batches kept before the index is emptied */
 #define PGSQ_PENDING_INDEX_MAX 8192
+
+/* Positions kept however few statements the last batches had */
+#define PGSQ_PENDING_MIN_SIZE 64
 
 /* Position of the statement that got counts last, valid in its batch */
 static int	last_pos = -1;
@@ -222,7 +226,7 @@ index_pending(uint64 objid, int pos)
 	bool		found;
 
 	if (pending_index == NULL)
-		pending_index = pending_index_create(TopMemoryContext, 256, NULL);
+		pending_index = pending_index_create(pending_context, 256, NULL);
 	ie = pending_index_insert(pending_index, objid, &found);
 	ie->batch = pending_batch;
 	ie->pos = pos;
@@ -240,13 +244,17 @@ add_pending(const PgsqKey *key, uint64 objid, PgStat_EntryRef *entry_ref,
 
 	if (pending_count == pending_size)
 	{
-		pending_size = Max(64, pending_size * 2);
+		if (pending_context == NULL)
+			pending_context = AllocSetContextCreate(TopMemoryContext,
+													"pg_stat_queries pending",
+													ALLOCSET_SMALL_SIZES);
+		pending_size = Max(PGSQ_PENDING_MIN_SIZE, pending_size * 2);
 		if (pending_stmts == NULL)
-			pending_stmts = MemoryContextAlloc(TopMemoryContext,
-											   pending_size * sizeof(PendingStmt));
+			pending_stmts = MemoryContextAllocHuge(pending_context,
+												   pending_size * sizeof(PendingStmt));
 		else
-			pending_stmts = repalloc(pending_stmts,
-									 pending_size * sizeof(PendingStmt));
+			pending_stmts = repalloc_huge(pending_stmts,
+										  pending_size * sizeof(PendingStmt));
 	}
 	ps = &pending_stmts[pending_count];
 	ps->key = *key;
@@ -460,6 +468,7 @@ bool
 pgsq_flush_pending(bool nowait)
 {
 	int			kept = 0;
+	int			batch_size = pending_count;
 
 	if (pending_count == 0)
 		return false;
@@ -477,9 +486,25 @@ pgsq_flush_pending(bool nowait)
 		pending_batch = 1;
 	if (pending_index != NULL &&
 		(pending_index->members > PGSQ_PENDING_INDEX_MAX || pending_batch == 1))
-		pending_index_reset(pending_index);
+	{
+		/* made again at its initial size: a burst leaves no large table */
+		pending_index_destroy(pending_index);
+		pending_index = NULL;
+	}
 	pending_count = kept;
 	last_pos = -1;
+
+	/*
+	 * Give back memory a burst of statements took: halve the array after a
+	 * batch that used less than a quarter of it.
+	 */
+	if (pending_size > PGSQ_PENDING_MIN_SIZE && batch_size < pending_size / 4 &&
+		kept <= pending_size / 2)
+	{
+		pending_size /= 2;
+		pending_stmts = repalloc_huge(pending_stmts,
+									  pending_size * sizeof(PendingStmt));
+	}
 	for (int i = 0; i < kept; i++)
 		index_pending(pending_stmts[i].objid, i);
 	return kept > 0;
