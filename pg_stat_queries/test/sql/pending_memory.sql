@@ -1,0 +1,35 @@
+-- Pending counts are kept in this backend's "pg_stat_queries pending"
+-- memory context until they are merged.  A burst of statements grows it;
+-- batches that need much less give the memory back.
+SET pg_stat_queries.track = 'all';
+SELECT pg_stat_queries_reset() IS NOT NULL AS reset;
+
+-- 2,000 statements (one query id per alias), each run twice: the first run
+-- of a new statement is merged at once, the second is pending
+DO $$
+BEGIN
+  FOR i IN 1..2000 LOOP
+    EXECUTE format('SELECT FROM pg_am c%s', i);
+    EXECUTE format('SELECT FROM pg_am c%s', i);
+  END LOOP;
+END $$;
+
+SELECT total_bytes > 1000000 AS grown
+  FROM pg_backend_memory_contexts WHERE name = 'pg_stat_queries pending';
+
+-- reading the view merges this backend's pending counts first
+SELECT count(*) AS statements, min(calls) AS min_calls, max(calls) AS max_calls
+  FROM pg_stat_queries WHERE query LIKE 'SELECT FROM pg_am c%';
+
+-- each read merges the one statement run since: the memory shrinks
+DO $$
+BEGIN
+  FOR i IN 1..8 LOOP
+    PERFORM count(*) FROM pg_stat_queries;
+  END LOOP;
+END $$;
+
+SELECT total_bytes < 300000 AS shrunk
+  FROM pg_backend_memory_contexts WHERE name = 'pg_stat_queries pending';
+
+RESET pg_stat_queries.track;
