@@ -90,7 +90,7 @@ typedef struct PendingIndexEntry
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-static pending_index_hash *pending_index = NULL;
+static pending_index_hash * pending_index = NULL;
 static uint32 pending_batch = 1;
 
 /* Index entries of past batches kept before the index is emptied */
@@ -192,16 +192,27 @@ unpark_at_exit(int code, Datum arg)
 		unpark_all();
 }
 
-/* The stats_since of a referenced entry, which tells its lives apart */
+/*
+ * The stats_since of a referenced entry, which tells its lives apart; read
+ * without its lock, as it is set once per life.  Zero for an entry another
+ * backend has created but not yet started (store.c): unknown, then.
+ */
 static inline TimestampTz
 entry_since(PgStat_EntryRef *entry_ref)
 {
 	return ((PgsqSharedEntry *) entry_ref->shared_stats)->data.stats_since;
 }
 
+/* Are counts for the life "counted_for" not for the life "since"? */
+static inline bool
+other_life(TimestampTz counted_for, TimestampTz since)
+{
+	return counted_for != 0 && since != 0 && since != counted_for;
+}
+
 /* The statement's pending counts in this batch, or NULL */
 static inline PendingStmt *
-find_pending(const PgsqKey *key, uint64 objid)
+find_pending(uint64 objid)
 {
 	PendingIndexEntry *ie;
 
@@ -285,12 +296,13 @@ rebind_pending(PendingStmt *ps, PgStat_EntryRef *entry_ref,
 {
 	TimestampTz since = entry_since(entry_ref);
 
-	if (since != ps->entry_since)
+	if (other_life(ps->entry_since, since))
 	{
 		memset(&ps->counters, 0, sizeof(ps->counters));
 		ps->text_checked = false;
-		ps->entry_since = since;
 	}
+	if (since != 0)
+		ps->entry_since = since;
 	ps->entry_ref = entry_ref;
 	ps->ref_generation = generation;
 }
@@ -347,7 +359,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	*parked_out = false;
 	*check_text_out = false;
 	objid = pgsq_objid(key);
-	ps = find_pending(key, objid);
+	ps = find_pending(objid);
 	generation = pgsq_refs_generation();
 	if (likely(ps != NULL && ps->ref_generation == generation &&
 			   !ps->entry_ref->shared_entry->dropped))
@@ -393,7 +405,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 bool
 pgsq_pending_text_checked(const PgsqKey *key)
 {
-	PendingStmt *ps = find_pending(key, pgsq_objid(key));
+	PendingStmt *ps = find_pending(pgsq_objid(key));
 
 	return ps != NULL && ps->text_checked;
 }
@@ -447,7 +459,7 @@ flush_one(PendingStmt *ps, bool nowait)
 	if (!pgstat_lock_entry(entry_ref, nowait))
 		return false;
 	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	if (entry->data.stats_since != ps->entry_since)
+	if (other_life(ps->entry_since, entry->data.stats_since))
 	{
 		/* another life of the entry, after a reset or eviction */
 		pgstat_unlock_entry(entry_ref);

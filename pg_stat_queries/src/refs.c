@@ -296,7 +296,7 @@ typedef struct KnownRef
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-static known_refs_hash *known_refs = NULL;
+static known_refs_hash * known_refs = NULL;
 static uint64 known_refs_gc = 0;	/* gc_request_count of this generation */
 static uint64 known_refs_drops = 0; /* pgsq_local_drops of this generation */
 static uint32 known_refs_generation = 1;

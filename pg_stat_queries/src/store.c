@@ -99,10 +99,11 @@ pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
 	if (data->stats_since == 0)
 	{
 		data->key = *key;
+
 		/*
-		 * The clock, not the statement's start time: nested statements of
-		 * one long statement may create the same entry again after a reset
-		 * or eviction, and stats_since tells the lives apart (pending.c).
+		 * The clock, not the statement's start time: nested statements of one
+		 * long statement may create the same entry again after a reset or
+		 * eviction, and stats_since tells the lives apart (pending.c).
 		 */
 		data->stats_since = GetCurrentTimestamp();
 		data->minmax_stats_since = data->stats_since;
