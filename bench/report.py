@@ -164,8 +164,8 @@ def scaling_lines(out_dir, heading="##"):
                      "under valgrind nearly every execution of a statement among many is merged on its own. "
                      "Merges per statement in the measured phase (calls of `pgsq_merge_locked`), the same "
                      "workload's merges per statement with the server at full speed (a perf uprobe, two runs "
-                     "of different length subtracted), the instructions of one batch (allocate, merge, free the "
-                     "pending data, per call, inclusive), and Ir added with merges at the full-speed rate "
+                     "of different length subtracted), the instructions of one batch (start the statement's "
+                     "pending counts, `add_pending`, and merge them, `flush_one`; per call, inclusive), and Ir added with merges at the full-speed rate "
                      "(Ir added - (valgrind - full speed) x per batch): a model from measured parts, next to "
                      "the measurement above, which stays the figure judged.")
         lines.append("")
