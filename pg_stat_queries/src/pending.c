@@ -71,30 +71,22 @@ static PendingStmt *pending_stmts = NULL;
 static int	pending_count = 0;
 static int	pending_size = 0;
 
-typedef struct PendingIndexEntry
+/*
+ * The index: open addressing with linear probing, twice as many slots as
+ * pending_stmts has positions, so at most half full.  A slot made in an
+ * earlier batch is free, so emptying takes no work and probes never pass
+ * statements of past batches.
+ */
+typedef struct PendingIndexSlot
 {
 	uint64		objid;
-	char		status;			/* used by simplehash */
-	uint32		batch;			/* pending_batch when made */
+	uint32		batch;			/* pending_batch when made; 0: never */
 	int			pos;			/* in pending_stmts */
-} PendingIndexEntry;
+} PendingIndexSlot;
 
-#define SH_PREFIX pending_index
-#define SH_ELEMENT_TYPE PendingIndexEntry
-#define SH_KEY_TYPE uint64
-#define SH_KEY objid
-#define SH_HASH_KEY(tb, key) ((uint32) ((key) ^ ((key) >> 32)))
-#define SH_EQUAL(tb, a, b) ((a) == (b))
-#define SH_SCOPE static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-static pending_index_hash * pending_index = NULL;
+static PendingIndexSlot *pending_index = NULL;
+static uint32 pending_index_mask = 0;
 static uint32 pending_batch = 1;
-
-/* Index entries of past batches kept before the index is emptied */
-#define PGSQ_PENDING_INDEX_MAX 8192
 
 /* Positions kept however few statements the last batches had */
 #define PGSQ_PENDING_MIN_SIZE 64
@@ -210,37 +202,82 @@ other_life(TimestampTz counted_for, TimestampTz since)
 	return counted_for != 0 && since != 0 && since != counted_for;
 }
 
+/* First index slot to probe for a statement (objid is a hash already) */
+static inline uint32
+index_start(uint64 objid)
+{
+	return ((uint32) objid ^ (uint32) (objid >> 32)) & pending_index_mask;
+}
+
 /* The statement's pending counts in this batch, or NULL */
 static inline PendingStmt *
 find_pending(uint64 objid)
 {
-	PendingIndexEntry *ie;
-
 	if (last_pos >= 0 && last_batch == pending_batch &&
 		pending_stmts[last_pos].objid == objid)
 		return &pending_stmts[last_pos];
 	if (pending_index == NULL)
 		return NULL;
-	ie = pending_index_lookup(pending_index, objid);
-	if (ie == NULL || ie->batch != pending_batch)
-		return NULL;
-	last_pos = ie->pos;
-	last_batch = pending_batch;
-	return &pending_stmts[ie->pos];
+	for (uint32 i = index_start(objid);; i = (i + 1) & pending_index_mask)
+	{
+		PendingIndexSlot *slot = &pending_index[i];
+
+		if (slot->batch != pending_batch)
+			return NULL;
+		if (slot->objid == objid)
+		{
+			last_pos = slot->pos;
+			last_batch = pending_batch;
+			return &pending_stmts[slot->pos];
+		}
+	}
 }
 
 /* Index a statement's pending counts at their position in this batch */
 static void
 index_pending(uint64 objid, int pos)
 {
-	PendingIndexEntry *ie;
-	bool		found;
+	for (uint32 i = index_start(objid);; i = (i + 1) & pending_index_mask)
+	{
+		PendingIndexSlot *slot = &pending_index[i];
 
-	if (pending_index == NULL)
-		pending_index = pending_index_create(pending_context, 256, NULL);
-	ie = pending_index_insert(pending_index, objid, &found);
-	ie->batch = pending_batch;
-	ie->pos = pos;
+		if (slot->batch != pending_batch)
+		{
+			slot->objid = objid;
+			slot->batch = pending_batch;
+			slot->pos = pos;
+			return;
+		}
+		Assert(slot->objid != objid);
+	}
+}
+
+/*
+ * Give pending_stmts room for "size" statements, and the index twice as
+ * many slots (emptied: the statements kept are indexed again).
+ */
+static void
+resize_pending(int size)
+{
+	if (pending_context == NULL)
+		pending_context = AllocSetContextCreate(TopMemoryContext,
+												"pg_stat_queries pending",
+												ALLOCSET_SMALL_SIZES);
+	if (pending_stmts == NULL)
+		pending_stmts = MemoryContextAllocHuge(pending_context,
+											   size * sizeof(PendingStmt));
+	else
+		pending_stmts = repalloc_huge(pending_stmts,
+									  size * sizeof(PendingStmt));
+	pending_size = size;
+	if (pending_index != NULL)
+		pfree(pending_index);
+	pending_index = MemoryContextAllocExtended(pending_context,
+											   2 * size * sizeof(PendingIndexSlot),
+											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	pending_index_mask = 2 * size - 1;
+	for (int i = 0; i < pending_count; i++)
+		index_pending(pending_stmts[i].objid, i);
 }
 
 /*
@@ -254,19 +291,7 @@ add_pending(const PgsqKey *key, uint64 objid, PgStat_EntryRef *entry_ref,
 	PendingStmt *ps;
 
 	if (pending_count == pending_size)
-	{
-		if (pending_context == NULL)
-			pending_context = AllocSetContextCreate(TopMemoryContext,
-													"pg_stat_queries pending",
-													ALLOCSET_SMALL_SIZES);
-		pending_size = Max(PGSQ_PENDING_MIN_SIZE, pending_size * 2);
-		if (pending_stmts == NULL)
-			pending_stmts = MemoryContextAllocHuge(pending_context,
-												   pending_size * sizeof(PendingStmt));
-		else
-			pending_stmts = repalloc_huge(pending_stmts,
-										  pending_size * sizeof(PendingStmt));
-	}
+		resize_pending(Max(PGSQ_PENDING_MIN_SIZE, pending_size * 2));
 	ps = &pending_stmts[pending_count];
 	ps->key = *key;
 	ps->objid = objid;
@@ -358,9 +383,19 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 
 	*parked_out = false;
 	*check_text_out = false;
-	objid = pgsq_objid(key);
-	ps = find_pending(objid);
 	generation = pgsq_refs_generation();
+	if (last_pos >= 0 && last_batch == pending_batch &&
+		pgsq_key_equals(&pending_stmts[last_pos].key, key))
+	{
+		/* the statement that got counts last, most likely run again */
+		ps = &pending_stmts[last_pos];
+		objid = ps->objid;
+	}
+	else
+	{
+		objid = pgsq_objid(key);
+		ps = find_pending(objid);
+	}
 	if (likely(ps != NULL && ps->ref_generation == generation &&
 			   !ps->entry_ref->shared_entry->dropped))
 		entry_ref = ps->entry_ref;
@@ -493,15 +528,12 @@ pgsq_flush_pending(bool nowait)
 		kept++;
 	}
 
-	/* a new batch: every index entry made so far stops counting */
+	/* a new batch: every index slot made so far is free */
 	if (++pending_batch == 0)
-		pending_batch = 1;
-	if (pending_index != NULL &&
-		(pending_index->members > PGSQ_PENDING_INDEX_MAX || pending_batch == 1))
 	{
-		/* made again at its initial size: a burst leaves no large table */
-		pending_index_destroy(pending_index);
-		pending_index = NULL;
+		/* wrapped around: slots of batch 1 long ago must not count */
+		memset(pending_index, 0, (pending_index_mask + 1) * sizeof(PendingIndexSlot));
+		pending_batch = 1;
 	}
 	pending_count = kept;
 	last_pos = -1;
@@ -512,13 +544,12 @@ pgsq_flush_pending(bool nowait)
 	 */
 	if (pending_size > PGSQ_PENDING_MIN_SIZE && batch_size < pending_size / 4 &&
 		kept <= pending_size / 2)
+		resize_pending(pending_size / 2);
+	else
 	{
-		pending_size /= 2;
-		pending_stmts = repalloc_huge(pending_stmts,
-									  pending_size * sizeof(PendingStmt));
+		for (int i = 0; i < kept; i++)
+			index_pending(pending_stmts[i].objid, i);
 	}
-	for (int i = 0; i < kept; i++)
-		index_pending(pending_stmts[i].objid, i);
 	return kept > 0;
 }
 

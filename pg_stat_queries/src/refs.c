@@ -281,7 +281,7 @@ typedef struct KnownRef
 {
 	uint64		objid;
 	char		status;			/* used by simplehash */
-	uint32		generation;		/* known_refs_generation when remembered */
+	uint32		generation;		/* pgsq_refs_gen when remembered */
 	PgStat_EntryRef *entry_ref;
 } KnownRef;
 
@@ -296,37 +296,33 @@ typedef struct KnownRef
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-static known_refs_hash * known_refs = NULL;
-static uint64 known_refs_gc = 0;	/* gc_request_count of this generation */
-static uint64 known_refs_drops = 0; /* pgsq_local_drops of this generation */
-static uint32 known_refs_generation = 1;
+static known_refs_hash *known_refs = NULL;
+
+/* The current generation, and the counts it began with (refs.h) */
+uint32		pgsq_refs_gen = 1;
+uint64		pgsq_refs_gen_gc = 0;
+uint64		pgsq_refs_gen_drops = 0;
 
 /*
- * The generation of references now: advanced first if references may have
- * been freed since the current one began (see above).  A reference found
- * by a lookup made after this call may be used for as long as it returns
- * the same generation; pending.c keeps references of its own by this rule.
- * (A generation seen again after 2^32 advances would be taken for current;
- * what is kept under one lives until the next flush, about a second.)
+ * Begin a new generation of references, as references may have been freed
+ * since the current one began (see above; pgsq_refs_generation in refs.h
+ * checks).  (A generation seen again after 2^32 advances would be taken for
+ * current; what is kept under one lives until the next flush, about a
+ * second.)
  */
 uint32
-pgsq_refs_generation(void)
+pgsq_refs_generation_advance(uint64 gc)
 {
-	uint64		gc = pg_atomic_read_u64(&pgStatLocal.shmem->gc_request_count);
-
-	if (unlikely(gc != known_refs_gc || pgsq_local_drops != known_refs_drops))
+	if (++pgsq_refs_gen == 0)
 	{
-		if (++known_refs_generation == 0)
-		{
-			/* wrapped around: forget for good what older ones remembered */
-			if (known_refs != NULL)
-				known_refs_reset(known_refs);
-			known_refs_generation = 1;
-		}
-		known_refs_gc = gc;
-		known_refs_drops = pgsq_local_drops;
+		/* wrapped around: forget for good what older ones remembered */
+		if (known_refs != NULL)
+			known_refs_reset(known_refs);
+		pgsq_refs_gen = 1;
 	}
-	return known_refs_generation;
+	pgsq_refs_gen_gc = gc;
+	pgsq_refs_gen_drops = pgsq_local_drops;
+	return pgsq_refs_gen;
 }
 
 /* The remembered reference of a statement, or NULL */
@@ -354,7 +350,7 @@ remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
 	if (known_refs->members >= PGSQ_KNOWN_REFS_MAX)
 		known_refs_reset(known_refs);
 	known = known_refs_insert(known_refs, objid, &found);
-	known->generation = known_refs_generation;
+	known->generation = pgsq_refs_gen;
 	known->entry_ref = entry_ref;
 }
 

@@ -9,15 +9,37 @@
 #define PGSQ_REFS_H
 
 #include "pg_stat_queries.h"
+#include "store.h"
+
+extern uint32 pgsq_refs_gen;
+extern uint64 pgsq_refs_gen_gc;
+extern uint64 pgsq_refs_gen_drops;
 
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, uint64 objid,
 									   bool *stale);
 extern PgStat_EntryRef *pgsq_parse_entry_ref(const PgsqKey *key, bool *stale);
-extern uint32 pgsq_refs_generation(void);
+extern uint32 pgsq_refs_generation_advance(uint64 gc);
 extern bool pgsq_is_fresh_entry(const PgsqKey *key);
 extern void pgsq_fresh_entry_text_stored(uint32 epoch);
 extern bool pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 							 bool *text_stored);
 extern void pgsq_flush_refused(void);
+
+/*
+ * The generation of references now (refs.c): advanced first if references
+ * may have been freed since the current one began.  A reference found by a
+ * lookup made after this call may be used for as long as it returns the
+ * same generation; pending.c keeps references of its own by this rule.
+ */
+static inline uint32
+pgsq_refs_generation(void)
+{
+	uint64		gc = pg_atomic_read_u64(&pgStatLocal.shmem->gc_request_count);
+
+	if (likely(gc == pgsq_refs_gen_gc &&
+			   pgsq_local_drops == pgsq_refs_gen_drops))
+		return pgsq_refs_gen;
+	return pgsq_refs_generation_advance(gc);
+}
 
 #endif							/* PGSQ_REFS_H */
