@@ -44,6 +44,13 @@
 /* num_entries before the first pass after startup has counted them */
 #define PGSQ_COUNT_UNKNOWN (PG_INT64_MAX / 4)
 
+/* Every this many passes, one scans the whole hash even if the ring is whole */
+#define PGSQ_FULL_PASS_EVERY 16
+
+/* The ring holds this many times the bound at startup, at least its minimum */
+#define PGSQ_RING_PER_ENTRY 2
+#define PGSQ_RING_MIN 4096
+
 /*
  * A dropped entry stays in the shared hash until its last reference is
  * released.  PostgreSQL 18 leaks it there if it was reused (reinitialized)
@@ -78,6 +85,34 @@ typedef struct VictimQueue
 	Victim		victims[PGSQ_VICTIM_QUEUE_SIZE];
 } VictimQueue;
 
+/*
+ * The ring of our entries' object ids, in shared memory: the hand of the
+ * clock.  Creating an entry adds its id; the sweep takes ids from the other
+ * end, visits their entries and adds back those that survive, so a pass of
+ * the ring visits our entries only, each with one lookup, instead of a scan
+ * of the statistics system's whole hash (every kind's entries, every
+ * partition lock).  Any backend may add (a compare-and-exchange reserves a
+ * position, the slot's seq says when it is written); only the backend
+ * holding sweep->sweeping takes.  Ids of entries dropped meanwhile are
+ * skipped when taken.  An id that does not fit (the ring is full, as when
+ * max was raised far above its value at startup) makes the ring incomplete:
+ * passes scan the whole hash again, and the next one that starts refills
+ * the ring.
+ */
+typedef struct RingSlot
+{
+	pg_atomic_uint64 seq;		/* position + 1 once objid is written */
+	uint64		objid;
+} RingSlot;
+
+typedef struct SweepRing
+{
+	pg_atomic_uint64 head;		/* next position to write */
+	pg_atomic_uint64 tail;		/* next position to take */
+	pg_atomic_uint32 complete;	/* every live entry has its id in the ring */
+	uint32		capacity;		/* slots, set once by the postmaster */
+} SweepRing;
+
 /* The sweep's shared state; all atomics but the queue (see above) */
 typedef struct SweepState
 {
@@ -91,10 +126,18 @@ typedef struct SweepState
 	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
 	pg_atomic_uint32 resume_partition;	/* where the current pass rests */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
+	pg_atomic_uint32 pass_begun;	/* the current pass has had a slice */
+	pg_atomic_uint32 full_pass;	/* the current pass scans the whole hash */
+	pg_atomic_uint64 ring_pass_end; /* ring position where this pass ends */
 	VictimQueue victim_queue;
 } SweepState;
 
 static SweepState *sweep = NULL;
+static SweepRing *ring = NULL;
+static RingSlot *ring_slots = NULL;
+
+/* The ring's size as the postmaster reserved it (0 elsewhere) */
+static uint32 ring_capacity_reserved = 0;
 
 /* The hard bound on the number of entries */
 static inline uint64
@@ -103,11 +146,31 @@ entry_bound(void)
 	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
 }
 
-/* Bytes of shared memory for the sweep's state and victim queue */
+/*
+ * Ids the ring holds: sized once, from max at server start.  Shared memory
+ * is reserved once, and max may change at reload: the postmaster keeps the
+ * size it reserved for later startups after a crash, and other processes
+ * read the size from shared memory.
+ */
+static uint32
+ring_capacity(void)
+{
+	uint64		wanted = entry_bound() * PGSQ_RING_PER_ENTRY;
+
+	if (ring_capacity_reserved == 0)
+		ring_capacity_reserved = (uint32) Min(Max(wanted, PGSQ_RING_MIN),
+											  PG_UINT32_MAX / 2);
+	return ring_capacity_reserved;
+}
+
+/* Bytes of shared memory for the sweep's state, victim queue and ring */
 Size
 pgsq_eviction_shmem_size(void)
 {
-	return sizeof(SweepState);
+	/* each structure starts on a cache line of its own */
+	return add_size(add_size(CACHELINEALIGN(sizeof(SweepState)),
+							 CACHELINEALIGN(sizeof(SweepRing))),
+					CACHELINEALIGN(mul_size(ring_capacity(), sizeof(RingSlot))));
 }
 
 /* Create or find the sweep's state (caller holds AddinShmemInitLock) */
@@ -116,10 +179,35 @@ pgsq_eviction_shmem_startup(void)
 {
 	bool		found;
 
+	ring = ShmemInitStruct("pg_stat_queries sweep ring", sizeof(SweepRing),
+						   &found);
+	if (!found)
+	{
+		pg_atomic_init_u64(&ring->head, 0);
+		pg_atomic_init_u64(&ring->tail, 0);
+		/* entries restored from disk are not in it: the first pass scans */
+		pg_atomic_init_u32(&ring->complete, 0);
+		ring->capacity = ring_capacity();
+	}
+	ring_slots = ShmemInitStruct("pg_stat_queries sweep ring slots",
+								 mul_size(ring->capacity, sizeof(RingSlot)),
+								 &found);
+	if (!found)
+	{
+		for (uint32 i = 0; i < ring->capacity; i++)
+		{
+			pg_atomic_init_u64(&ring_slots[i].seq, 0);
+			ring_slots[i].objid = 0;
+		}
+	}
+
 	sweep = ShmemInitStruct("pg_stat_queries sweep", sizeof(SweepState),
 							&found);
 	if (found)
 		return;
+	pg_atomic_init_u32(&sweep->pass_begun, 0);
+	pg_atomic_init_u32(&sweep->full_pass, 1);
+	pg_atomic_init_u64(&sweep->ring_pass_end, 0);
 	/* entries restored from disk are counted by the first pass */
 	pg_atomic_init_u64(&sweep->num_entries, PGSQ_COUNT_UNKNOWN);
 	pg_atomic_init_u64(&sweep->created_entries, 0);
@@ -135,6 +223,61 @@ pgsq_eviction_shmem_startup(void)
 	sweep->victim_queue.count = 0;
 }
 
+/*
+ * Add an entry's id to the ring; if it is full, mark the ring incomplete.
+ * Any backend; never waits.
+ */
+static void
+ring_push(uint64 objid)
+{
+	uint64		head = pg_atomic_read_u64(&ring->head);
+	RingSlot   *slot;
+
+	do
+	{
+		/* the tail read may be old: it errs towards "full" */
+		if (head - pg_atomic_read_u64(&ring->tail) >= ring->capacity)
+		{
+			pg_atomic_write_u32(&ring->complete, 0);
+			return;
+		}
+	} while (!pg_atomic_compare_exchange_u64(&ring->head, &head, head + 1));
+
+	slot = &ring_slots[head % ring->capacity];
+	slot->objid = objid;
+	pg_write_barrier();
+	pg_atomic_write_u64(&slot->seq, head + 1);
+}
+
+/*
+ * Take the oldest id from the ring, if it is there and written.  Only the
+ * backend holding sweep->sweeping.
+ */
+static bool
+ring_take(uint64 *objid)
+{
+	uint64		tail = pg_atomic_read_u64(&ring->tail);
+	RingSlot   *slot = &ring_slots[tail % ring->capacity];
+
+	if (tail == pg_atomic_read_u64(&ring->head) ||
+		pg_atomic_read_u64(&slot->seq) != tail + 1)
+		return false;			/* empty, or a writer is about to finish */
+	pg_read_barrier();
+	*objid = slot->objid;
+	/* the slot may be written again once the tail has passed it */
+	pg_memory_barrier();
+	pg_atomic_write_u64(&ring->tail, tail + 1);
+	return true;
+}
+
+/* Forget every id in the ring; the sweep refills it.  Only the sweeper */
+static void
+ring_clear(void)
+{
+	pg_atomic_write_u64(&ring->tail, pg_atomic_read_u64(&ring->head));
+	pg_atomic_write_u32(&ring->complete, 1);
+}
+
 /* Entries created so far, by any backend */
 uint64
 pgsq_created_entries(void)
@@ -148,10 +291,11 @@ pgsq_created_entries(void)
  * pass that check at once; the one whose entry would take the table past
  * the bound gives it back (the caller drops it).  The count is raised only
  * for an entry that stays, so it never passes the bound, not even for the
- * moment between another backend's creation and its drop.
+ * moment between another backend's creation and its drop.  An entry that
+ * stays goes into the sweep's ring.
  */
 bool
-pgsq_entry_created(void)
+pgsq_entry_created(uint64 objid)
 {
 	uint64		count;
 
@@ -164,6 +308,7 @@ pgsq_entry_created(void)
 			return false;
 	} while (!pg_atomic_compare_exchange_u64(&sweep->num_entries, &count,
 											 count + 1));
+	ring_push(objid);
 	return true;
 }
 
@@ -317,7 +462,8 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 /*
  * Is a victim an earlier scan chose still the entry it saw, and unused
  * since?  Looked up in the shared hash like the scan saw it, under its
- * partition lock (shared); an entry being merged into is in use.
+ * partition lock (shared); an entry being merged into is in use.  An entry
+ * that stays goes back into the ring (a new life of it is there already).
  */
 static bool
 still_evictable(const Victim *victim)
@@ -325,6 +471,7 @@ still_evictable(const Victim *victim)
 	PgStat_HashKey hkey = pgsq_shared_hash_key(victim->dboid, victim->objid);
 	PgStatShared_HashEntry *hent;
 	bool		evict = false;
+	bool		same_life = false;
 
 	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
 	if (hent == NULL)
@@ -333,12 +480,16 @@ still_evictable(const Victim *victim)
 	{
 		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 
-		if (pg_atomic_read_u32(&entry->usage) == 0 &&
-			LWLockConditionalAcquire(&entry->header.lock, LW_SHARED))
+		if (LWLockConditionalAcquire(&entry->header.lock, LW_SHARED))
 		{
-			evict = entry->data.stats_since == victim->stats_since;
+			same_life = entry->data.stats_since == victim->stats_since;
+			evict = same_life && pg_atomic_read_u32(&entry->usage) == 0;
 			LWLockRelease(&entry->header.lock);
 		}
+		else
+			same_life = true;	/* being merged into: in use, and kept */
+		if (same_life && !evict)
+			ring_push(victim->objid);
 	}
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 	return evict;
@@ -425,20 +576,128 @@ count_evicted(int evicted, bool finished, TimestampTz now)
 	}
 }
 
+/* What a slice's visits found, for sweep_slice */
+typedef struct SliceVisits
+{
+	int			nvictims;		/* victims chosen, in the victim queue */
+	int64		live;			/* live entries seen (scan: in the whole hash) */
+	bool		finished;		/* the pass is complete */
+} SliceVisits;
+
+/*
+ * Visit entries of the current pass by scanning the statistics system's
+ * whole hash: every kind's entries, partition by partition.  Used for the
+ * first pass after startup (which counts what was restored), when the ring
+ * is incomplete, and every PGSQ_FULL_PASS_EVERY passes; every entry that
+ * survives goes into the ring, which the pass's first slice emptied.
+ */
+static void
+scan_slice(uint32 pass, int slice, int wanted, Victim *victims,
+		   SliceVisits *out)
+{
+	int			resume = (int) pg_atomic_read_u32(&sweep->resume_partition);
+	int			processed = 0;
+	dshash_seq_status hstat;
+	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
+
+	out->finished = true;
+	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+	while ((hent = dshash_seq_next(&hstat)) != NULL)
+	{
+		if (!pgsq_is_live_entry(hent))
+			continue;
+		out->live++;
+
+		/*
+		 * The scan goes partition by partition, and earlier slices of this
+		 * pass have visited the partitions before the one the last stopped
+		 * in: skip those without touching the entries, whose memory is likely
+		 * out of this CPU's cache.  (One created there since then waits for
+		 * the next pass, like any entry the hand has passed.)
+		 */
+		if (hstat.curpartition < resume)
+			continue;
+		entry = pgsq_shared_entry_of(hent);
+		if (pg_atomic_read_u32(&entry->swept_pass) == pass)
+			continue;
+		if (processed == slice || out->nvictims == wanted)
+		{
+			out->finished = false;
+			pg_atomic_write_u32(&sweep->resume_partition,
+								(uint32) hstat.curpartition);
+			break;
+		}
+		processed++;
+		if (visit_entry(hent, entry, pass, &victims[out->nvictims]))
+			out->nvictims++;
+		else
+			ring_push(hent->key.objid);
+	}
+	dshash_seq_term(&hstat);
+}
+
+/*
+ * Visit entries of the current pass by taking their ids from the ring, up
+ * to the position where the pass began; survivors go back in, for the next
+ * pass.  Ids of dropped entries, and a second id of one entry, are dropped.
+ */
+static void
+ring_slice(uint32 pass, int slice, int wanted, Victim *victims,
+		   SliceVisits *out)
+{
+	uint64		pass_end = pg_atomic_read_u64(&sweep->ring_pass_end);
+	int			processed = 0;
+
+	out->finished = false;
+	while (processed < slice && out->nvictims < wanted)
+	{
+		uint64		objid;
+		PgStat_HashKey hkey;
+		PgStatShared_HashEntry *hent;
+
+		if (pg_atomic_read_u64(&ring->tail) >= pass_end)
+		{
+			out->finished = true;
+			break;
+		}
+		if (!ring_take(&objid))
+			break;				/* an id is being written: next slice */
+		hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
+		hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+		if (hent == NULL)
+			continue;
+		if (pgsq_is_live_entry(hent))
+		{
+			PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
+
+			if (pg_atomic_read_u32(&entry->swept_pass) != pass)
+			{
+				processed++;
+				out->live++;
+				if (visit_entry(hent, entry, pass, &victims[out->nvictims]))
+					out->nvictims++;
+				else
+					ring_push(objid);
+			}
+		}
+		dshash_release_lock(pgStatLocal.shared_hash, hent);
+	}
+}
+
 /*
  * Run one slice of the current pass: bring the table back to its low-water
- * mark.  Victims queued by an earlier scan go first; if they are not enough,
- * visit entries not yet visited in this pass, up to a bounded number or
- * until enough victims are chosen for this slice and to fill the queue,
- * evict what this slice needs and queue the rest.  When the scan reaches
- * the end, the pass is complete and the entry count, exact at that moment,
- * replaces the running estimate.
+ * mark.  Victims queued by an earlier slice go first; if they are not
+ * enough, visit entries not yet visited in this pass (from the ring, or by
+ * a scan of the whole hash, see above), up to a bounded number or until
+ * enough victims are chosen for this slice and to fill the queue, evict
+ * what this slice needs and queue the rest.  When the pass is complete the
+ * entry count, recounted, replaces the running estimate.
  */
 static void
 sweep_slice(void)
 {
 	uint32		pass = pg_atomic_read_u32(&sweep->pass);
-	int			resume = (int) pg_atomic_read_u32(&sweep->resume_partition);
 	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 4);
 	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
 	uint64		low_water = (uint64) pgsq_max * PGSQ_SWEEP_STOP_PCT / 100;
@@ -447,18 +706,13 @@ sweep_slice(void)
 		(int64) (count - low_water);
 	int			from_queue = 0;
 	int			wanted;
-	int			processed = 0;
-	int			nvictims = 0;
 	int			evict_now;
-	int64		live = 0;
-	bool		finished = true;
+	bool		full;
 	bool		need_gc = false;
 	Victim	   *victims;
 	uint64		created_before;
+	SliceVisits visits = {0, 0, true};
 	TimestampTz now;
-	dshash_seq_status hstat;
-	PgStatShared_HashEntry *hent;
-	PgsqSharedEntry *entry;
 
 	if (!counting)
 	{
@@ -474,10 +728,24 @@ sweep_slice(void)
 		}
 	}
 
+	/* the pass's first slice decides how it visits */
+	if (!pg_atomic_read_u32(&sweep->pass_begun))
+	{
+		full = counting || !pg_atomic_read_u32(&ring->complete) ||
+			pass % PGSQ_FULL_PASS_EVERY == 0;
+		if (full)
+			ring_clear();
+		pg_atomic_write_u32(&sweep->full_pass, full);
+		pg_atomic_write_u64(&sweep->ring_pass_end,
+							pg_atomic_read_u64(&ring->head));
+		pg_atomic_write_u32(&sweep->pass_begun, 1);
+	}
+	full = pg_atomic_read_u32(&sweep->full_pass) != 0;
+
 	/*
 	 * The queue is empty now (a first pass after startup did not look at it,
-	 * but never fills it either): the scan chooses victims right into it, as
-	 * many as it holds, evicts this slice's share and leaves the rest.
+	 * but never fills it either): the visits choose victims right into it, as
+	 * many as it holds, evict this slice's share and leave the rest.
 	 */
 	Assert(counting || sweep->victim_queue.count == 0);
 	sweep->victim_queue.head = 0;
@@ -486,66 +754,47 @@ sweep_slice(void)
 	wanted = Min(slice, PGSQ_VICTIM_QUEUE_SIZE);
 	created_before = pg_atomic_read_u64(&sweep->created_entries);
 
-	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((hent = dshash_seq_next(&hstat)) != NULL)
-	{
-		if (!pgsq_is_live_entry(hent))
-			continue;
-		live++;
-
-		/*
-		 * The scan goes partition by partition, and earlier slices of this
-		 * pass have visited the partitions before the one the last stopped
-		 * in: skip those without touching the entries, whose memory is likely
-		 * out of this CPU's cache.  (One created there since then waits for
-		 * the next pass, like any entry the hand has passed.)
-		 */
-		if (hstat.curpartition < resume)
-			continue;
-		entry = pgsq_shared_entry_of(hent);
-		if (pg_atomic_read_u32(&entry->swept_pass) == pass)
-			continue;
-		if (processed == slice || nvictims == wanted)
-		{
-			finished = false;
-			pg_atomic_write_u32(&sweep->resume_partition,
-								(uint32) hstat.curpartition);
-			break;
-		}
-		processed++;
-		if (visit_entry(hent, entry, pass, &victims[nvictims]))
-			nvictims++;
-	}
-	dshash_seq_term(&hstat);
+	if (full)
+		scan_slice(pass, slice, wanted, victims, &visits);
+	else
+		ring_slice(pass, slice, wanted, victims, &visits);
 
 	/* evict with no lock held but each drop's own; queue the rest */
-	evict_now = counting ? nvictims :
-		(int) Min(nvictims, needed - from_queue);
+	evict_now = counting ? visits.nvictims :
+		(int) Min(visits.nvictims, needed - from_queue);
 	evict_victims(victims, evict_now, &need_gc);
 	sweep->victim_queue.head = evict_now;
-	sweep->victim_queue.count = nvictims - evict_now;
+	sweep->victim_queue.count = visits.nvictims - evict_now;
 
 	now = GetCurrentTimestamp();
 	if (need_gc)
 		pg_atomic_write_u32(&sweep->gc_owed, 1);
-	request_gc_if_owed(finished, now);
+	request_gc_if_owed(visits.finished, now);
 	count_evicted(from_queue, false, now);
-	count_evicted(evict_now, finished, now);
+	count_evicted(evict_now, visits.finished && full, now);
 
-	if (finished)
+	if (visits.finished)
 	{
-		uint64		pass_evicted = pg_atomic_read_u64(&sweep->pass_evicted) + evict_now;
+		uint64		pass_evicted = pg_atomic_read_u64(&sweep->pass_evicted) +
+			(full ? evict_now : 0);
 
 		/*
-		 * Entries created during the scan may have landed in partitions it
-		 * had passed: count them all, so the count errs on the high side.
-		 * Queued victims are still live, and counted.
+		 * A scan saw every live entry of the hash in this last slice: the
+		 * count, kept up by creations, evictions and resets in between,
+		 * becomes exact again.  Entries created during the scan may have
+		 * landed in partitions it had passed: count them all, so the count
+		 * errs on the high side.  Queued victims are still live, and
+		 * counted.  (A pass of the ring, which sees no entry created since it
+		 * began, leaves the running count as it is.)
 		 */
-		uint64		created_meanwhile = pg_atomic_read_u64(&sweep->created_entries) -
-			created_before;
+		if (full)
+		{
+			uint64		created_meanwhile = pg_atomic_read_u64(&sweep->created_entries) -
+				created_before;
 
-		pg_atomic_write_u64(&sweep->num_entries,
-							Max(live - evict_now, 0) + created_meanwhile);
+			pg_atomic_write_u64(&sweep->num_entries,
+								Max(visits.live - evict_now, 0) + created_meanwhile);
+		}
 		pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
 		pg_atomic_write_u32(&sweep->pass, pass + 1 == 0 ? 1 : pass + 1);
 		pg_atomic_write_u32(&sweep->resume_partition, 0);
@@ -553,6 +802,7 @@ sweep_slice(void)
 		pg_atomic_write_u32(&sweep->last_pass_idle,
 							pass_evicted == 0);
 		pg_atomic_write_u64(&sweep->last_pass_end, (uint64) now);
+		pg_atomic_write_u32(&sweep->pass_begun, 0);
 	}
 }
 

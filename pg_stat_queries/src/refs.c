@@ -153,7 +153,7 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 
-	if (!pgsq_entry_created())
+	if (!pgsq_entry_created(entry_ref->shared_entry->key.objid))
 	{
 		/* this releases our reference too, and its pending data */
 		PgStat_HashKey hkey = entry_ref->shared_entry->key;
@@ -175,7 +175,7 @@ create_entry(const PgsqKey *key, uint64 objid)
 {
 	PgsqCreateResult result = pgsq_create_unreferenced(key, objid);
 
-	if (result == CREATE_DONE && !pgsq_entry_created())
+	if (result == CREATE_DONE && !pgsq_entry_created(objid))
 	{
 		(void) pgsq_drop_entry(PGSQ_KEY_DBOID, objid);
 		return CREATE_REFUSED;
