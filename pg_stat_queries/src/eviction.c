@@ -7,8 +7,10 @@
  * sweep evicts the entries at zero and lowers the others.  Sweeping starts
  * at 95% of max and stops at 90%, in bounded slices that any backend ending
  * a statement may run and nobody waits for; at max + 5% statements without
- * an entry are not tracked until there is room.  docs/design.md ("Eviction:
- * the clock sweep") explains passes, slices, the victim queue and orphans.
+ * an entry are not tracked until there is room.  The hand of the clock is a
+ * ring of our entries' ids in shared memory, so most passes visit our
+ * entries only.  docs/design.md ("Eviction: the clock sweep") explains
+ * passes, slices, the ring, the victim queue and orphans.
  *
  *-------------------------------------------------------------------------
  */
