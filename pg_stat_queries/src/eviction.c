@@ -805,6 +805,9 @@ sweep_slice(void)
 							pass_evicted == 0);
 		pg_atomic_write_u64(&sweep->last_pass_end, (uint64) now);
 		pg_atomic_write_u32(&sweep->pass_begun, 0);
+		ereport(DEBUG1,
+				(errmsg_internal("pg_stat_queries sweep pass %u by %s evicted " UINT64_FORMAT " entries",
+								 pass, full ? "scan" : "ring", pass_evicted)));
 	}
 }
 

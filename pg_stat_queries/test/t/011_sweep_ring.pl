@@ -1,0 +1,83 @@
+# The sweep's ring: most passes visit our entries from the ring instead of
+# scanning the statistics system's whole hash, every 16th pass scans, and
+# when max is raised far above its value at server start, so that the ring
+# cannot hold every entry, passes scan again and the bound still holds.
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('ring');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq(
+shared_preload_libraries = 'pg_stat_queries'
+pg_stat_queries.max = 100
+pg_stat_queries.min_sweep_interval = 0
+log_min_messages = debug1
+));
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION pg_stat_queries');
+
+# $count distinct statements, one query id per alias, from $first on
+sub run_statements
+{
+	my ($first, $count) = @_;
+	my $last = $first + $count - 1;
+	$node->safe_psql('postgres', qq(
+SET pg_stat_queries.track = 'all';
+DO \$\$
+BEGIN
+  FOR i IN $first..$last LOOP
+    EXECUTE format('SELECT FROM pg_am a%s', i);
+  END LOOP;
+END \$\$;
+));
+}
+
+# the passes logged since $offset: (by ring, by scan)
+sub passes
+{
+	my ($offset) = @_;
+	my $log = slurp_file($node->logfile, $offset);
+	my $ring = () = $log =~ /pg_stat_queries sweep pass \d+ by ring/g;
+	my $scan = () = $log =~ /pg_stat_queries sweep pass \d+ by scan/g;
+	return ($ring, $scan);
+}
+
+my $offset = -s $node->logfile;
+run_statements(1, 3000);
+my ($ring, $scan) = passes($offset);
+cmp_ok($ring, '>', 0, "passes by the ring ($ring)");
+cmp_ok($scan, '>', 0, "passes by a scan ($scan): the first one, and every 16th");
+cmp_ok($ring, '>', 10 * $scan, 'most passes by the ring');
+is( $node->safe_psql(
+		'postgres',
+		'SELECT num_entries <= 105 AND evicted_entries > 2000 FROM pg_stat_queries_info'),
+	't',
+	'entries within max + 5% and evicted through the ring');
+
+# The ring was sized for max = 100 (4096 ids, its minimum).  With max 6000
+# the entries no longer fit: passes scan, and the bound holds.
+$node->append_conf('postgresql.conf', 'pg_stat_queries.max = 6000');
+$node->reload;
+$offset = -s $node->logfile;
+run_statements(10001, 9000);
+($ring, $scan) = passes($offset);
+cmp_ok($scan, '>', 0, "passes by a scan once the ring is full ($scan, ring $ring)");
+is( $node->safe_psql(
+		'postgres',
+		'SELECT num_entries BETWEEN 5000 AND 6300 FROM pg_stat_queries_info'),
+	't',
+	'entries within max + 5% with a ring too small');
+is( $node->safe_psql(
+		'postgres',
+		'SELECT count(*) BETWEEN 5000 AND 6300 FROM pg_stat_queries'),
+	't',
+	'the view shows as many entries');
+
+$node->stop;
+unlike(slurp_file($node->logfile), qr/TRAP|PANIC|server process .* was terminated/,
+	'no crash');
+done_testing();
