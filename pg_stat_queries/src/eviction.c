@@ -746,14 +746,19 @@ sweep_slice(void)
 
 	/*
 	 * The queue is empty now (a first pass after startup did not look at it,
-	 * but never fills it either): the visits choose victims right into it, as
-	 * many as it holds, evict this slice's share and leave the rest.
+	 * but never fills it either): the visits choose victims right into it.  A
+	 * scan, costly to resume, chooses as many as the queue holds, evicts this
+	 * slice's share and leaves the rest for later slices; the ring resumes
+	 * where it stopped at no cost, so it chooses only what this slice evicts,
+	 * and victims are not looked up a second time when taken from the queue.
 	 */
 	Assert(counting || sweep->victim_queue.count == 0);
 	sweep->victim_queue.head = 0;
 	sweep->victim_queue.count = 0;
 	victims = sweep->victim_queue.victims;
 	wanted = Min(slice, PGSQ_VICTIM_QUEUE_SIZE);
+	if (!full)
+		wanted = (int) Min(wanted, needed - from_queue);
 	created_before = pg_atomic_read_u64(&sweep->created_entries);
 
 	if (full)
