@@ -66,7 +66,8 @@ $offset = -s $node->logfile;
 run_statements(10001, 20000);
 ($ring, $scan) = passes($offset);
 cmp_ok($scan, '>=', 3, "passes by a scan once the ring is full ($scan)");
-is($ring, 0, 'no pass by the ring while it cannot hold every entry');
+# a pass begun while the ring still held every entry ends by the ring
+cmp_ok($ring, '<=', 1, "no pass by the ring begins once it is full ($ring)");
 is( $node->safe_psql(
 		'postgres',
 		'SELECT num_entries BETWEEN 5000 AND 6300 FROM pg_stat_queries_info'),
