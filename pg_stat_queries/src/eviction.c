@@ -129,7 +129,7 @@ typedef struct SweepState
 	pg_atomic_uint32 resume_partition;	/* where the current pass rests */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
 	pg_atomic_uint32 pass_begun;	/* the current pass has had a slice */
-	pg_atomic_uint32 full_pass;	/* the current pass scans the whole hash */
+	pg_atomic_uint32 full_pass; /* the current pass scans the whole hash */
 	pg_atomic_uint64 ring_pass_end; /* ring position where this pass ends */
 	VictimQueue victim_queue;
 } SweepState;
@@ -790,9 +790,9 @@ sweep_slice(void)
 		 * count, kept up by creations, evictions and resets in between,
 		 * becomes exact again.  Entries created during the scan may have
 		 * landed in partitions it had passed: count them all, so the count
-		 * errs on the high side.  Queued victims are still live, and
-		 * counted.  (A pass of the ring, which sees no entry created since it
-		 * began, leaves the running count as it is.)
+		 * errs on the high side.  Queued victims are still live, and counted.
+		 * (A pass of the ring, which sees no entry created since it began,
+		 * leaves the running count as it is.)
 		 */
 		if (full)
 		{
