@@ -582,7 +582,7 @@ count_evicted(int evicted, bool finished, TimestampTz now)
 typedef struct SliceVisits
 {
 	int			nvictims;		/* victims chosen, in the victim queue */
-	int64		live;			/* live entries seen (scan: in the whole hash) */
+	int64		live;			/* scan: live entries in the whole hash */
 	bool		finished;		/* the pass is complete */
 } SliceVisits;
 
@@ -676,7 +676,6 @@ ring_slice(uint32 pass, int slice, int wanted, Victim *victims,
 			if (pg_atomic_read_u32(&entry->swept_pass) != pass)
 			{
 				processed++;
-				out->live++;
 				if (visit_entry(hent, entry, pass, &victims[out->nvictims]))
 					out->nvictims++;
 				else
@@ -693,8 +692,8 @@ ring_slice(uint32 pass, int slice, int wanted, Victim *victims,
  * enough, visit entries not yet visited in this pass (from the ring, or by
  * a scan of the whole hash, see above), up to a bounded number or until
  * enough victims are chosen for this slice and to fill the queue, evict
- * what this slice needs and queue the rest.  When the pass is complete the
- * entry count, recounted, replaces the running estimate.
+ * what this slice needs and queue the rest.  When a pass that scanned is
+ * complete, the entry count, recounted, replaces the running estimate.
  */
 static void
 sweep_slice(void)
@@ -878,13 +877,6 @@ static inline bool
 count_below_bound(uint64 count)
 {
 	return count < entry_bound() || count >= PGSQ_COUNT_UNKNOWN / 2;
-}
-
-/* Is the table below its bound?  A read of the count, no sweep */
-bool
-pgsq_below_bound(void)
-{
-	return count_below_bound(pg_atomic_read_u64(&sweep->num_entries));
 }
 
 /*

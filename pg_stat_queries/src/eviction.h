@@ -17,7 +17,6 @@ extern bool pgsq_entry_created(uint64 objid);
 extern void pgsq_entries_removed(int64 count);
 extern void pgsq_sweep_after_full_reset(void);
 extern bool pgsq_room_for_new_entry(bool nested);
-extern bool pgsq_below_bound(void);
 extern void pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls,
 							 int64 calls_before);
 extern void pgsq_entry_used(PgsqSharedEntry *entry);

@@ -109,7 +109,8 @@ static HTAB *parked = NULL;
 static TimestampTz first_parked = 0;
 
 static bool merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
-							 const PgsqCounters *counters, bool nowait);
+							 const PgsqCounters *counters,
+							 TimestampTz counted_for, bool nowait);
 
 /* The parked counters of a statement, created empty if it has none */
 static PgsqCounters *
@@ -165,7 +166,7 @@ unpark_all(void)
 			entry_ref = pgsq_entry_ref(&p->key, pgsq_objid(&p->key),
 									   NULL);
 		if (entry_ref != NULL)
-			(void) merge_into_entry(entry_ref, &p->key, &p->counters,
+			(void) merge_into_entry(entry_ref, &p->key, &p->counters, 0,
 									false);
 		else if (pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 									  pgsq_objid(&p->key), false, NULL) == NULL)
@@ -447,17 +448,26 @@ pgsq_pending_text_checked(const PgsqKey *key)
 
 /*
  * Merge counters of a statement into its shared entry, under the entry
- * lock.  Returns false if nowait and the lock was not available.
+ * lock, unless they were counted for another life of it (counted_for, its
+ * stats_since then; 0 if unknown): then they are discarded.  Returns false
+ * if nowait and the lock was not available.
  */
 static bool
 merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
-				 const PgsqCounters *counters, bool nowait)
+				 const PgsqCounters *counters, TimestampTz counted_for,
+				 bool nowait)
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	int64		calls_before;
 
 	if (!pgstat_lock_entry(entry_ref, nowait))
 		return false;
+	if (other_life(counted_for, entry->data.stats_since))
+	{
+		/* another life of the entry, after a reset or eviction */
+		pgstat_unlock_entry(entry_ref);
+		return true;
+	}
 	calls_before = pgsq_merge_locked(entry, key, counters);
 	pgstat_unlock_entry(entry_ref);
 
@@ -475,8 +485,6 @@ static pg_noinline bool
 flush_one(PendingStmt *ps, bool nowait)
 {
 	PgStat_EntryRef *entry_ref;
-	PgsqSharedEntry *entry;
-	int64		calls_before;
 
 	if (ps->ref_generation != pgsq_refs_generation())
 	{
@@ -490,21 +498,8 @@ flush_one(PendingStmt *ps, bool nowait)
 		entry_ref = ps->entry_ref;
 	if (entry_ref->shared_entry->dropped)
 		return true;
-
-	if (!pgstat_lock_entry(entry_ref, nowait))
-		return false;
-	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	if (other_life(ps->entry_since, entry->data.stats_since))
-	{
-		/* another life of the entry, after a reset or eviction */
-		pgstat_unlock_entry(entry_ref);
-		return true;
-	}
-	calls_before = pgsq_merge_locked(entry, &ps->key, &ps->counters);
-	pgstat_unlock_entry(entry_ref);
-
-	pgsq_touch_entry(entry, ps->counters.calls[PGSQ_EXEC], calls_before);
-	return true;
+	return merge_into_entry(entry_ref, &ps->key, &ps->counters,
+							ps->entry_since, nowait);
 }
 
 /*

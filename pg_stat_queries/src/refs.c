@@ -155,7 +155,7 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 
 	if (!pgsq_entry_created(entry_ref->shared_entry->key.objid))
 	{
-		/* this releases our reference too, and its pending data */
+		/* this releases our reference too */
 		PgStat_HashKey hkey = entry_ref->shared_entry->key;
 
 		(void) pgsq_drop_entry(hkey.dboid, hkey.objid);

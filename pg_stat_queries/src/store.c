@@ -152,9 +152,8 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid)
 }
 
 /*
- * Entries this backend dropped so far, its own references to them released
- * with their pending data: a reference remembered before is stale once
- * this count moved (refs.c).
+ * Entries this backend dropped so far, its own references to them released:
+ * a reference remembered before is stale once this count moved (refs.c).
  */
 uint64		pgsq_local_drops = 0;
 
