@@ -206,7 +206,7 @@ ensure_text(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 		pgsq_text_hint_set(entry, epoch);
 }
 
-/* After parse analysis: create the entry with its normalized text */
+/* After parse analysis: see to the entry and normalized text of a statement */
 static void
 pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 {
@@ -239,18 +239,19 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 							   len, jstate);
 	}
 
+	/*
+	 * Without constants, the text is the one that runs: the entry is created
+	 * and its text stored when the statement ends, as pg_stat_statements
+	 * does, so that a statement that fails leaves neither, and no text for a
+	 * later spelling of the same one.
+	 */
+	if (jstate->clocations_count == 0)
+		return;
+
 	{
 		PgsqKey		key = current_key(query->queryId);
 		bool		stale;
 		PgStat_EntryRef *entry_ref = pgsq_parse_entry_ref(&key, &stale);
-
-		/*
-		 * Without constants, the text is the one that runs: stored when the
-		 * statement ends, as pg_stat_statements does, so that a statement
-		 * that fails leaves no text for a later spelling of the same one.
-		 */
-		if (jstate->clocations_count == 0)
-			return;
 
 		if (entry_ref != NULL)
 		{
@@ -297,7 +298,14 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	if (entry_ref != NULL && source != NULL && check_text)
 		ensure_text(entry_ref, &key, source, location, len, NULL);
 	else if ((parked || check_text) && source != NULL)
-		(void) store_text(&key, source, location, len, NULL, false);
+	{
+		/*
+		 * Without a reference and not parked, the execution created the
+		 * statement's entry: its text is new, so no lookup is needed before
+		 * storing it.
+		 */
+		(void) store_text(&key, source, location, len, NULL, !parked);
+	}
 	pgsq_maybe_flush_busy();
 
 	/* last: a sweep may evict entries this backend holds references to */

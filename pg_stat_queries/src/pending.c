@@ -339,12 +339,13 @@ rebind_pending(PendingStmt *ps, PgStat_EntryRef *entry_ref,
  * no usable entry right now: then *parked_out tells whether the counts were
  * parked (else the table is full and the execution was refused).  Only the
  * first execution of a statement unknown to this backend looks at shared
- * memory, to find or create its entry; if this backend has just created
- * it, that execution is merged right away.
+ * memory, to find or create its entry.  Its execution goes straight into
+ * the entry, without a reference, if this backend created the entry at
+ * parse analysis or creates it now, having never seen the statement.
  *
  * *check_text_out says whether the caller should see to the entry's text
- * (also when NULL is returned for a fresh entry merged at once, whose text
- * parse analysis did not store).  Once per batch of pending counts is
+ * (also when NULL is returned for an entry that took the execution
+ * directly: then the text is new).  Once per batch of pending counts is
  * enough: an entry left without text because the executed text contains
  * literals (see hooks.c) would otherwise have that text scanned again on
  * every execution.
@@ -362,9 +363,9 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	PgStat_EntryRef *entry_ref;
 
 	/*
-	 * The first execution of an entry this backend just created: merged at
-	 * once.  Parse analysis stored its text if it had constants; if not, the
-	 * text is the one that ran, and the caller stores it now.
+	 * The first execution of an entry this backend created at parse analysis
+	 * (a statement with constants): merged at once.  Parse analysis stored
+	 * its text unless there was no room; then the caller tries again.
 	 */
 	if (pgsq_is_fresh_entry(key))
 	{
@@ -402,9 +403,40 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 		entry_ref = ps->entry_ref;
 	else
 	{
-		bool		stale;
+		bool		stale = false;
+		bool		missing = false;
 
-		entry_ref = pgsq_entry_ref(key, objid, &stale);
+		entry_ref = NULL;
+		if (ps == NULL)
+		{
+			entry_ref = pgsq_lookup_entry_ref(objid, &stale, &missing);
+			if (missing)
+			{
+				/*
+				 * The statement gets its entry now, holding this execution,
+				 * and its text is new: the caller stores it.
+				 */
+				PgsqCounters counters;
+
+				memset(&counters, 0, sizeof(counters));
+				pgsq_add_execution(&counters, phase, ms, rows, bufusage,
+								   walusage, jitusage, parallel_to_launch,
+								   parallel_launched);
+				switch (pgsq_create_first(key, objid, &counters))
+				{
+					case CREATE_DONE:
+						*check_text_out = true;
+						return NULL;
+					case CREATE_REFUSED:
+						return NULL;
+					case CREATE_EXISTS:
+					case CREATE_DROPPED:
+						break;	/* found or created below */
+				}
+			}
+		}
+		if (entry_ref == NULL && !stale)
+			entry_ref = pgsq_entry_ref(key, objid, &stale);
 		if (entry_ref == NULL)
 		{
 			static bool exit_callback_registered = false;

@@ -6,7 +6,8 @@
  *
  * Backends keep a local cache of references to entries (the statistics
  * system's), so looking up a known statement touches no shared memory.  On
- * top of it: the reference used last, the entry this backend created last
+ * top of it: a memo of references by object id, a filter of the
+ * statements seen here with an entry, the entry this backend created last
  * at parse analysis (its first execution is merged at once), and the
  * statements known to have no entry while the table is at its bound.  A
  * missing entry is created here, within the bound eviction.c keeps.
@@ -57,6 +58,56 @@ pgsq_flush_refused(void)
 	if (refused_here_since_reset == pg_atomic_read_u64(&pgsq_state->full_resets))
 		pg_atomic_add_fetch_u64(&pgsq_state->refused, refused_here);
 	refused_here = 0;
+}
+
+/*
+ * Statements this backend has seen with an entry (it found a reference or
+ * created the entry), as bits of a small filter indexed by object id.  A
+ * statement never seen here is most likely new, so its entry is created
+ * straight away, without a lookup first: at parse analysis if it has
+ * constants (as pg_stat_statements does, for the normalized text), else
+ * when it ends, holding its first counts (pgsq_create_first).  The
+ * insertion finds an entry another backend made, if any.  Looking up a
+ * missing entry costs the statistics system's local cache an insertion and
+ * a removal as well as the shared lookup.  A statement seen before is
+ * looked up first, as an insertion takes its hash partition's lock
+ * exclusively.  A bit wrongly set only sends a new statement down the
+ * longer path; the filter is emptied when a quarter of its bits are set, so
+ * that stays rare.
+ */
+#define PGSQ_SEEN_BITS (1 << 18)	/* 32 kB */
+
+static uint64 *seen_bits = NULL;
+static uint32 seen_set = 0;
+
+/* Has this backend seen the statement with an entry (maybe wrongly yes)? */
+static inline bool
+seen_objid(uint64 objid)
+{
+	uint32		bit = (uint32) (objid ^ (objid >> 32)) % PGSQ_SEEN_BITS;
+
+	return seen_bits != NULL &&
+		(seen_bits[bit / 64] & (UINT64CONST(1) << (bit % 64))) != 0;
+}
+
+/* Note that the statement has an entry this backend found or created */
+static inline void
+mark_seen(uint64 objid)
+{
+	uint32		bit = (uint32) (objid ^ (objid >> 32)) % PGSQ_SEEN_BITS;
+	uint64		mask = UINT64CONST(1) << (bit % 64);
+
+	if (unlikely(seen_bits == NULL))
+		seen_bits = MemoryContextAllocZero(TopMemoryContext,
+										   PGSQ_SEEN_BITS / 8);
+	if (seen_bits[bit / 64] & mask)
+		return;
+	if (unlikely(++seen_set > PGSQ_SEEN_BITS / 4))
+	{
+		memset(seen_bits, 0, PGSQ_SEEN_BITS / 8);
+		seen_set = 1;
+	}
+	seen_bits[bit / 64] |= mask;
 }
 
 /*
@@ -167,19 +218,51 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 }
 
 /*
- * Create a statement's entry without a reference (store.c) and account for
- * it; refused, and dropped again, if it would take the table past its bound.
+ * Create a statement's entry without a reference (store.c), holding first
+ * if given, and account for it; refused, and dropped again, if it would
+ * take the table past its bound.
  */
 static PgsqCreateResult
-create_entry(const PgsqKey *key, uint64 objid)
+create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
+			 uint32 usage)
 {
-	PgsqCreateResult result = pgsq_create_unreferenced(key, objid);
+	PgsqCreateResult result = pgsq_create_unreferenced(key, objid, first,
+													   usage);
 
 	if (result == CREATE_DONE && !pgsq_entry_created(objid))
 	{
 		(void) pgsq_drop_entry(PGSQ_KEY_DBOID, objid);
 		return CREATE_REFUSED;
 	}
+	if (result == CREATE_DONE)
+		mark_seen(objid);
+	return result;
+}
+
+/*
+ * Create the entry of a statement that has none (pgsq_lookup_entry_ref said
+ * so), holding its first counts, without a reference (store.c), and
+ * account for it.  CREATE_DONE: the counts are in the new
+ * entry.  CREATE_REFUSED: the table is at its bound and the execution was
+ * counted as refused.  Otherwise (another backend made the entry, or the
+ * table is at its bound and it may have an entry) the caller records the
+ * counts the usual way.  A statement that runs only once thus costs no
+ * pending counts, no reference to collect after its eviction and no second
+ * lookup to merge its execution.
+ */
+PgsqCreateResult
+pgsq_create_first(const PgsqKey *key, uint64 objid,
+				  const PgsqCounters *counters)
+{
+	PgsqCreateResult result;
+
+	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
+		return CREATE_EXISTS;	/* pgsq_entry_ref sorts it out */
+
+	/* its first execution marks it used, as pgsq_entry_used would */
+	result = create_entry(key, objid, counters, 1);
+	if (result == CREATE_REFUSED)
+		count_refused();
 	return result;
 }
 
@@ -352,6 +435,7 @@ remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
 	known = known_refs_insert(known_refs, objid, &found);
 	known->generation = pgsq_refs_gen;
 	known->entry_ref = entry_ref;
+	mark_seen(objid);
 }
 
 /*
@@ -392,6 +476,23 @@ entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
 	/* at parse analysis a missing entry is created without a reference */
 	if (at_parse)
 	{
+		/* never seen here: most likely new, so create it at once */
+		if (!seen_objid(objid) &&
+			likely(pgsq_room_for_new_entry(!key->toplevel)))
+		{
+			switch (create_entry(key, objid, NULL, 0))
+			{
+				case CREATE_DONE:
+					remember_fresh_entry(objid);
+					return NULL;
+				case CREATE_REFUSED:
+					count_refused();
+					return NULL;
+				case CREATE_EXISTS:
+				case CREATE_DROPPED:
+					break;		/* looked up below */
+			}
+		}
 		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
 										 false, NULL);
 		if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
@@ -427,7 +528,7 @@ entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
 			looked_up = false;
 			if (entry_ref == NULL)
 			{
-				switch (create_entry(key, objid))
+				switch (create_entry(key, objid, NULL, 0))
 				{
 					case CREATE_DONE:
 						remember_fresh_entry(objid);
@@ -461,6 +562,48 @@ entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
 		if (stale == NULL)
 			pgstat_request_entry_refs_gc();
 		else if (!request_gc_if_due())
+		{
+			*stale = true;
+			return NULL;
+		}
+	}
+}
+
+/*
+ * At execution, for the first counts of a batch: this backend's reference to
+ * a statement's existing entry, or NULL.  *missing is set when the entry is
+ * missing, or likely so as this backend never saw the statement (then it is
+ * not even looked up): the caller creates the entry with pgsq_create_first.
+ * *stale as for entry_ref_internal; the caller passes both set to false.
+ */
+PgStat_EntryRef *
+pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
+{
+	PgStat_EntryRef *entry_ref = known_ref(objid);
+
+	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+		return entry_ref;
+	if (!seen_objid(objid))
+	{
+		*missing = true;
+		return NULL;
+	}
+	for (;;)
+	{
+		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+										 objid, false, NULL);
+		if (entry_ref == NULL)
+		{
+			*missing = true;
+			return NULL;
+		}
+		if (likely(!entry_ref->shared_entry->dropped))
+		{
+			remember_known_ref(objid, entry_ref);
+			return entry_ref;
+		}
+		/* have the stale reference collected, as entry_ref_internal does */
+		if (!request_gc_if_due())
 		{
 			*stale = true;
 			return NULL;

@@ -23,6 +23,10 @@ extern bool pgsq_is_fresh_entry(const PgsqKey *key);
 extern void pgsq_fresh_entry_text_stored(uint32 epoch);
 extern bool pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 							 bool *text_stored);
+extern PgStat_EntryRef *pgsq_lookup_entry_ref(uint64 objid, bool *stale,
+											  bool *missing);
+extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,
+										  const PgsqCounters *counters);
 extern void pgsq_flush_refused(void);
 
 /*

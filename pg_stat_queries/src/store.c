@@ -16,6 +16,7 @@
 
 #include "access/xact.h"
 #include "common/hashfn.h"
+#include "counters.h"
 #include "lib/dshash.h"
 #include "store.h"
 #include "utils/timestamp.h"
@@ -82,20 +83,10 @@ pgsq_scan_next_entry(dshash_seq_status *hstat)
 	return NULL;
 }
 
-/*
- * Give a new (or reused dropped) entry its key and start time, so it can be
- * found and evicted, and start its hints afresh.
- */
-void
-pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
+/* Give an entry nobody else can see yet its key and start time */
+static void
+start_entry_data(PgsqEntryData *data, const PgsqKey *key)
 {
-	PgsqEntryData *data = &entry->data;
-
-	pg_atomic_write_u32(&entry->has_text, 0);
-	pg_atomic_write_u32(&entry->usage, 0);
-	pg_atomic_write_u32(&entry->swept_pass, 0);
-
-	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
 	if (data->stats_since == 0)
 	{
 		data->key = *key;
@@ -108,19 +99,38 @@ pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
 		data->stats_since = GetCurrentTimestamp();
 		data->minmax_stats_since = data->stats_since;
 	}
+}
+
+/*
+ * Give a new (or reused dropped) entry its key and start time, so it can be
+ * found and evicted, and start its hints afresh.
+ */
+void
+pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
+{
+	pg_atomic_write_u32(&entry->has_text, 0);
+	pg_atomic_write_u32(&entry->usage, 0);
+	pg_atomic_write_u32(&entry->swept_pass, 0);
+
+	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+	start_entry_data(&entry->data, key);
 	LWLockRelease(&entry->header.lock);
 }
 
 /*
- * Create a statement's entry without taking a reference to it, so that this
- * backend has nothing to collect when the entry is dropped, and a drop frees
- * it at once unless another backend references it.  A dropped entry still
- * in the hash (some backend references it) can only be reused by the
+ * Create a statement's entry, holding its first counts if given, without
+ * taking a reference to it, so that this backend has nothing to collect when the
+ * entry is dropped, and a drop frees it at once unless another backend
+ * references it.  The entry is filled while its hash partition is locked
+ * exclusively: nobody can find it before, so its own lock is not needed.
+ * usage is its clock-sweep usage count (eviction.c).  A dropped entry
+ * still in the hash (some backend references it) can only be reused by the
  * statistics system itself: the caller then creates the entry with a
  * reference.  The caller accounts for the new entry (eviction.c).
  */
 PgsqCreateResult
-pgsq_create_unreferenced(const PgsqKey *key, uint64 objid)
+pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
+						 const PgsqCounters *first, uint32 usage)
 {
 	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
 	PgStatShared_HashEntry *hent;
@@ -128,25 +138,26 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid)
 	bool		found;
 
 	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &hkey, &found);
-	if (!found)
-	{
-		entry = (PgsqSharedEntry *) pgstat_init_entry(PGSQ_STATS_KIND, hent);
-		if (entry == NULL)
-		{
-			/* pgstat's area is out of memory: do not fail the query */
-			dshash_delete_entry(pgStatLocal.shared_hash, hent);
-			return CREATE_REFUSED;
-		}
-	}
-	else
+	if (found)
 	{
 		bool		dropped = hent->dropped;
 
 		dshash_release_lock(pgStatLocal.shared_hash, hent);
 		return dropped ? CREATE_DROPPED : CREATE_EXISTS;
 	}
+	entry = (PgsqSharedEntry *) pgstat_init_entry(PGSQ_STATS_KIND, hent);
+	if (entry == NULL)
+	{
+		/* pgstat's area is out of memory: do not fail the query */
+		dshash_delete_entry(pgStatLocal.shared_hash, hent);
+		return CREATE_REFUSED;
+	}
 
-	pgsq_start_entry(entry, key);
+	/* pgstat_init_entry zeroed it: the text hint starts unset */
+	start_entry_data(&entry->data, key);
+	if (first != NULL)
+		(void) pgsq_merge_locked(entry, key, first);
+	pg_atomic_write_u32(&entry->usage, usage);
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 	return CREATE_DONE;
 }

@@ -29,7 +29,9 @@ extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
 extern PgsqSharedEntry *pgsq_scan_next_entry(dshash_seq_status *hstat);
 extern void pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key);
 extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
-												 uint64 objid);
+												 uint64 objid,
+												 const PgsqCounters *first,
+												 uint32 usage);
 extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
 extern int64 pgsq_drop_foreign_entries(void);
 
