@@ -160,9 +160,11 @@ store_text(const PgsqKey *key, const char *source, int location, int len,
 	}
 	else
 	{
+		bool		verbatim;
+
 		norm = pgsq_inflight_normalized(nesting_level, key->queryid, stmt,
-										location, len, &text_len);
-		if (norm == NULL && pgsq_text_has_literals(stmt, len))
+										location, len, &text_len, &verbatim);
+		if (norm == NULL && !verbatim && pgsq_text_has_literals(stmt, len))
 		{
 			norm = sibling_text(key, &text_len);
 			if (norm == NULL)

@@ -109,15 +109,19 @@ pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 
 /*
  * The normalized text (palloc'd, *out_len bytes) of a statement ending at
- * this nesting level, if parse analysis left what it takes; else NULL.
+ * this nesting level, if parse analysis left what it takes; else NULL, and
+ * *verbatim tells whether parse analysis found no constant in the very same
+ * text, which is then its normalized text as it is.
  */
 char *
 pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
-						 int location, int stmt_len, int *out_len)
+						 int location, int stmt_len, int *out_len,
+						 bool *verbatim)
 {
 	InflightSlot *slot;
 	JumbleState jstate;
 
+	*verbatim = false;
 	if (level < 0 || level >= PGSQ_INFLIGHT_LEVELS)
 		return NULL;
 	slot = &slots[level];
@@ -129,8 +133,8 @@ pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
 	if (slot->clocations_count == 0)
 	{
 		/* parse analysis found no constant: the text is stored as it is */
-		*out_len = stmt_len;
-		return pnstrdup(stmt, stmt_len);
+		*verbatim = true;
+		return NULL;
 	}
 
 	memset(&jstate, 0, sizeof(jstate));

@@ -16,6 +16,7 @@ extern void pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 								   const JumbleState *jstate);
 extern char *pgsq_inflight_normalized(int level, int64 queryid,
 									  const char *stmt, int location,
-									  int stmt_len, int *out_len);
+									  int stmt_len, int *out_len,
+									  bool *verbatim);
 
 #endif							/* PGSQ_INFLIGHT_H */

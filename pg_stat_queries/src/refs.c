@@ -263,6 +263,8 @@ pgsq_create_first(const PgsqKey *key, uint64 objid,
 	result = create_entry(key, objid, counters, 1);
 	if (result == CREATE_REFUSED)
 		count_refused();
+	else if (result != CREATE_DONE)
+		mark_seen(objid);		/* it has an entry: look it up next time */
 	return result;
 }
 
@@ -579,15 +581,17 @@ entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
 PgStat_EntryRef *
 pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
 {
-	PgStat_EntryRef *entry_ref = known_ref(objid);
+	PgStat_EntryRef *entry_ref;
 
-	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
-		return entry_ref;
+	/* the memo only holds statements seen here (or lost from the filter) */
 	if (!seen_objid(objid))
 	{
 		*missing = true;
 		return NULL;
 	}
+	entry_ref = known_ref(objid);
+	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+		return entry_ref;
 	for (;;)
 	{
 		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
