@@ -250,20 +250,17 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 	if (jstate->clocations_count == 0)
 		return;
 
+	/*
+	 * A statement with constants gets its entry here if it has none, with the
+	 * text normalized from the constants' locations, as pg_stat_statements
+	 * does.  The text of a statement that has an entry is seen to when it
+	 * ends, once per batch of counts, normalized from what inflight.c keeps.
+	 */
 	{
 		PgsqKey		key = current_key(query->queryId);
 		bool		stale;
-		PgStat_EntryRef *entry_ref = pgsq_parse_entry_ref(&key, &stale);
 
-		if (entry_ref != NULL)
-		{
-			/* once per batch of pending counts, as at execution */
-			if (!pgsq_pending_text_checked(&key))
-				ensure_text(entry_ref, &key,
-							pstate->p_sourcetext, query->stmt_location,
-							query->stmt_len, jstate);
-		}
-		else if (pgsq_is_fresh_entry(&key))
+		if (pgsq_parse_see_entry(&key, &stale))
 		{
 			/* created just now: its first execution sets has_text */
 			uint32		epoch = pgsq_qtext_epoch();

@@ -5,18 +5,21 @@
  *		they end.
  *
  * A statement's text is normalized from the constant locations that only
- * parse analysis has.  Usually the entry created at parse analysis gets its
- * text there, but a statement can end under another key than it was parsed
- * under -- SET ROLE and SET SESSION AUTHORIZATION end as another user -- or
- * find its entry gone when it ends, when it reset that entry itself.  Its
- * text then has to be stored when it ends, from the executor's source text
- * alone, and a text with literals cannot be: they would reach shared memory.
+ * parse analysis has.  A statement with constants that has no entry gets
+ * one there, with its text, but every other statement has its text seen to
+ * when it ends: one that has an entry (its text is checked once per batch
+ * of counts), one that ends under another key than it was parsed under
+ * (SET ROLE and SET SESSION AUTHORIZATION end as another user), one that
+ * finds its entry gone when it ends, having reset that entry itself.  Its
+ * text would then have to be stored from the executor's source text alone,
+ * and a text with literals cannot be: they would reach shared memory.
  *
- * So parse analysis leaves here, per nesting level, the statement's text
- * and constant locations, and a statement that ends at that level with the
- * same query id and the same text is normalized from them.  The text is
- * compared whole: a different statement that merely shares the query id
- * and the slot must not be cut at the wrong places.
+ * So parse analysis leaves here, per nesting level, the text and constant
+ * locations of the latest statements parsed, and a statement that ends at
+ * that level with the same query id and the same text as one of them is
+ * normalized from them.  The text is compared whole: a different statement
+ * that merely shares the query id and the level must not be cut at the
+ * wrong places.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,8 +30,16 @@
 
 #include "utils/memutils.h"
 
-/* Nesting levels that keep a slot; deeper statements go without */
+/* Nesting levels that keep slots; deeper statements go without */
 #define PGSQ_INFLIGHT_LEVELS 8
+
+/*
+ * Statements kept per level: the latest ones parsed there.  More than one,
+ * because a statement may end after others were parsed at its level: a
+ * cursor's query ends when the cursor is closed, and a client pipelining
+ * the extended protocol parses several statements before executing them.
+ */
+#define PGSQ_INFLIGHT_PER_LEVEL 4
 
 /* A slot's buffers above this size are given back for smaller statements */
 #define PGSQ_INFLIGHT_KEEP_BYTES (64 * 1024)
@@ -49,7 +60,8 @@ typedef struct InflightSlot
 	bool		has_squashed_lists;
 } InflightSlot;
 
-static InflightSlot slots[PGSQ_INFLIGHT_LEVELS];
+static InflightSlot slots[PGSQ_INFLIGHT_LEVELS][PGSQ_INFLIGHT_PER_LEVEL];
+static int	next_slot[PGSQ_INFLIGHT_LEVELS];	/* the oldest, taken next */
 
 /* Make a slot buffer hold at least "need" bytes, shrinking a huge one */
 static void *
@@ -84,7 +96,8 @@ pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 
 	if (level < 0 || level >= PGSQ_INFLIGHT_LEVELS)
 		return;
-	slot = &slots[level];
+	slot = &slots[level][next_slot[level]];
+	next_slot[level] = (next_slot[level] + 1) % PGSQ_INFLIGHT_PER_LEVEL;
 	slot->valid = false;
 	if (stmt_len > MaxAllocSize / 2)
 		return;
@@ -124,11 +137,19 @@ pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
 	*verbatim = false;
 	if (level < 0 || level >= PGSQ_INFLIGHT_LEVELS)
 		return NULL;
-	slot = &slots[level];
-	if (!slot->valid || slot->queryid != queryid ||
-		slot->location != location || slot->len != stmt_len ||
-		memcmp(slot->text, stmt, stmt_len) != 0)
-		return NULL;
+
+	/* the latest first: usually the statement ending was parsed last */
+	for (int i = 1;; i++)
+	{
+		if (i > PGSQ_INFLIGHT_PER_LEVEL)
+			return NULL;
+		slot = &slots[level][(next_slot[level] + PGSQ_INFLIGHT_PER_LEVEL - i) %
+							 PGSQ_INFLIGHT_PER_LEVEL];
+		if (slot->valid && slot->queryid == queryid &&
+			slot->location == location && slot->len == stmt_len &&
+			memcmp(slot->text, stmt, stmt_len) == 0)
+			break;
+	}
 
 	if (slot->clocations_count == 0)
 	{

@@ -467,18 +467,6 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 }
 
 /*
- * Was the statement's text looked after for its current pending counts?
- * Then parse analysis need not read the shared entry to check it again.
- */
-bool
-pgsq_pending_text_checked(const PgsqKey *key)
-{
-	PendingStmt *ps = find_pending(pgsq_objid(key));
-
-	return ps != NULL && ps->text_checked;
-}
-
-/*
  * Merge counters of a statement into its shared entry, under the entry
  * lock, unless they were counted for another life of it (counted_for, its
  * stats_since then; 0 if unknown): then they are discarded.  Returns false

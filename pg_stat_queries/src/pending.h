@@ -21,7 +21,6 @@ extern PgStat_EntryRef *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 									int parallel_launched,
 									bool *parked, bool *check_text);
 extern bool pgsq_flush_pending(bool nowait);
-extern bool pgsq_pending_text_checked(const PgsqKey *key);
 extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);
 

@@ -441,13 +441,11 @@ remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
 }
 
 /*
- * This backend's reference to a statement's entry, found or created; at
- * parse analysis (at_parse) a missing entry is created without a reference
- * and NULL is returned (see pgsq_create_unreferenced).  The memo of
- * references is looked at first; a reference found otherwise is remembered
- * there.  A cached reference may point to an entry that a reset or
- * eviction dropped: have it collected, and look again to find or create a
- * live entry.
+ * This backend's reference to a statement's entry (objid is
+ * pgsq_objid(key)), found or created.  The memo of references is looked at
+ * first; a reference found otherwise is remembered there.  A cached
+ * reference may point to an entry that a reset or eviction dropped: have it
+ * collected, and look again to find or create a live entry.
  *
  * If the reference cannot be collected right now (see request_gc_if_due)
  * and the caller passed "stale", set *stale and return NULL: the caller
@@ -455,12 +453,10 @@ remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
  * stale == NULL, collection is requested unconditionally.  NULL without
  * *stale means the table is at its bound: the execution is refused.
  */
-static PgStat_EntryRef *
-entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
-				   bool *stale)
+PgStat_EntryRef *
+pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
 {
 	PgStat_EntryRef *entry_ref;
-	bool		looked_up = false;
 
 	if (stale != NULL)
 		*stale = false;
@@ -475,41 +471,9 @@ entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
 	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
 		return entry_ref;
 
-	/* at parse analysis a missing entry is created without a reference */
-	if (at_parse)
-	{
-		/* never seen here: most likely new, so create it at once */
-		if (!seen_objid(objid) &&
-			likely(pgsq_room_for_new_entry(!key->toplevel)))
-		{
-			switch (create_entry(key, objid, NULL, 0))
-			{
-				case CREATE_DONE:
-					remember_fresh_entry(objid);
-					return NULL;
-				case CREATE_REFUSED:
-					count_refused();
-					return NULL;
-				case CREATE_EXISTS:
-				case CREATE_DROPPED:
-					break;		/* looked up below */
-			}
-		}
-		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid,
-										 false, NULL);
-		if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
-		{
-			remember_known_ref(objid, entry_ref);
-			return entry_ref;
-		}
-		looked_up = true;
-	}
-	else
-		entry_ref = NULL;
-
 	/* at the bound, only statements that have an entry are counted */
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
-		(at_parse ? entry_ref == NULL : !entry_exists(objid)))
+		!entry_exists(objid))
 	{
 		count_refused();
 		return NULL;
@@ -519,42 +483,14 @@ entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
 	{
 		bool		created = false;
 
-		if (!at_parse)
-			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-											 objid, true, &created);
-		else
-		{
-			if (!looked_up)
-				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-												 objid, false, NULL);
-			looked_up = false;
-			if (entry_ref == NULL)
-			{
-				switch (create_entry(key, objid, NULL, 0))
-				{
-					case CREATE_DONE:
-						remember_fresh_entry(objid);
-						return NULL;
-					case CREATE_REFUSED:
-						count_refused();
-						return NULL;
-					case CREATE_EXISTS:
-						continue;
-					case CREATE_DROPPED:
-						break;
-				}
-				entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-												 objid, true, &created);
-			}
-		}
+		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+										 objid, true, &created);
 		if (created && !init_new_entry(entry_ref, key))
 		{
 			/* others filled the table first: refused */
 			count_refused();
 			return NULL;
 		}
-		if (created && at_parse)
-			remember_fresh_entry(objid);
 		if (likely(!entry_ref->shared_entry->dropped))
 		{
 			remember_known_ref(objid, entry_ref);
@@ -576,7 +512,7 @@ entry_ref_internal(const PgsqKey *key, uint64 objid, bool at_parse,
  * a statement's existing entry, or NULL.  *missing is set when the entry is
  * missing, or likely so as this backend never saw the statement (then it is
  * not even looked up): the caller creates the entry with pgsq_create_first.
- * *stale as for entry_ref_internal; the caller passes both set to false.
+ * *stale as for pgsq_entry_ref; the caller passes both set to false.
  */
 PgStat_EntryRef *
 pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
@@ -606,7 +542,7 @@ pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
 			remember_known_ref(objid, entry_ref);
 			return entry_ref;
 		}
-		/* have the stale reference collected, as entry_ref_internal does */
+		/* have the stale reference collected, as pgsq_entry_ref does */
 		if (!request_gc_if_due())
 		{
 			*stale = true;
@@ -616,23 +552,64 @@ pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
 }
 
 /*
- * This backend's reference to a statement's entry (objid is
- * pgsq_objid(key)), created if needed; see entry_ref_internal.
+ * At parse analysis of a statement with constants: see that it has an
+ * entry, so that a new one gets its text normalized from the constants'
+ * locations at hand.  A statement this backend refers to has one, and
+ * needs nothing more: its text is seen to when it ends.  One this backend
+ * never saw is most likely new: its entry is created without a lookup
+ * first.  One seen before is looked up, and created if missing (after a
+ * reset or an eviction).  Returns true if the entry was created here,
+ * without a reference: pgsq_is_fresh_entry then holds until the statement's
+ * first execution, which goes into the entry directly.  *stale is set when
+ * this backend's reference to the statement's dropped entry cannot be
+ * collected yet (see pgsq_entry_ref): its counts will be parked.  At the
+ * bound, nothing is created or counted here: the execution is, when it
+ * ends.
  */
-PgStat_EntryRef *
-pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
+bool
+pgsq_parse_see_entry(const PgsqKey *key, bool *stale)
 {
-	return entry_ref_internal(key, objid, false, stale);
-}
+	uint64		objid = pgsq_objid(key);
+	PgStat_EntryRef *entry_ref;
 
-/*
- * At parse analysis: this backend's reference to a statement's existing
- * entry, or NULL.  A missing entry is created without a reference (then
- * pgsq_is_fresh_entry is true and NULL is returned); see entry_ref_internal
- * for *stale.
- */
-PgStat_EntryRef *
-pgsq_parse_entry_ref(const PgsqKey *key, bool *stale)
-{
-	return entry_ref_internal(key, pgsq_objid(key), true, stale);
+	*stale = false;
+	entry_ref = known_ref(objid);
+	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+		return false;
+	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
+		return false;
+	if (seen_objid(objid))
+	{
+		for (;;)
+		{
+			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+											 objid, false, NULL);
+			if (entry_ref == NULL)
+				break;			/* missing: created below */
+			if (likely(!entry_ref->shared_entry->dropped))
+			{
+				remember_known_ref(objid, entry_ref);
+				return false;
+			}
+			if (!request_gc_if_due())
+			{
+				*stale = true;
+				return false;
+			}
+		}
+	}
+	switch (create_entry(key, objid, NULL, 0))
+	{
+		case CREATE_DONE:
+			remember_fresh_entry(objid);
+			return true;
+		case CREATE_REFUSED:
+			break;
+		case CREATE_EXISTS:
+		case CREATE_DROPPED:
+			/* made by another backend meanwhile, or in the way: see it end */
+			mark_seen(objid);
+			break;
+	}
+	return false;
 }

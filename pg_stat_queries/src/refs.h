@@ -17,7 +17,7 @@ extern uint64 pgsq_refs_gen_drops;
 
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, uint64 objid,
 									   bool *stale);
-extern PgStat_EntryRef *pgsq_parse_entry_ref(const PgsqKey *key, bool *stale);
+extern bool pgsq_parse_see_entry(const PgsqKey *key, bool *stale);
 extern uint32 pgsq_refs_generation_advance(uint64 gc);
 extern bool pgsq_is_fresh_entry(const PgsqKey *key);
 extern void pgsq_fresh_entry_text_stored(uint32 epoch);
