@@ -94,6 +94,27 @@ SELECT query, calls, rows FROM pg_stat_queries
 SELECT 'after the aborts' AS after_aborts;
 SELECT calls, rows FROM pg_stat_queries WHERE query LIKE '%AS after_aborts';
 
+-- a cursor's statement whose entry a reset dropped while the cursor was open
+-- gets a new entry when it ends, with its text normalized from what parse
+-- analysis saw, although other statements were parsed at its level after it
+DO $$
+DECLARE
+  c refcursor;
+  r record;
+BEGIN
+  OPEN c FOR SELECT g AS reset_while_open FROM generate_series(1, 3) g;
+  FETCH c INTO r;
+  PERFORM pg_stat_queries_reset();
+  PERFORM 'parsed after the cursor' AS parsed_between;
+  LOOP
+    FETCH c INTO r;
+    EXIT WHEN NOT FOUND;
+  END LOOP;
+  CLOSE c;
+END $$;
+SELECT query, calls, rows FROM pg_stat_queries
+ WHERE query IS NULL OR query LIKE '%reset_while_open%';
+
 DROP TABLE measure_t;
 DROP FUNCTION measure_slow_trigger;
 RESET pg_stat_queries.track;
