@@ -576,8 +576,6 @@ pgsq_parse_see_entry(const PgsqKey *key, bool *stale)
 	entry_ref = known_ref(objid);
 	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
 		return false;
-	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
-		return false;
 	if (seen_objid(objid))
 	{
 		for (;;)
@@ -598,6 +596,8 @@ pgsq_parse_see_entry(const PgsqKey *key, bool *stale)
 			}
 		}
 	}
+	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
+		return false;
 	switch (create_entry(key, objid, NULL, 0))
 	{
 		case CREATE_DONE:
