@@ -220,7 +220,8 @@ init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
 /*
  * Create a statement's entry without a reference (store.c), holding first
  * if given, and account for it; refused, and dropped again, if it would
- * take the table past its bound.
+ * take the table past its bound.  Unless refused, the statement has an
+ * entry now (made here or by another backend): it is marked seen.
  */
 static PgsqCreateResult
 create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
@@ -234,8 +235,8 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 		(void) pgsq_drop_entry(PGSQ_KEY_DBOID, objid);
 		return CREATE_REFUSED;
 	}
-	if (result == CREATE_DONE)
-		mark_seen(objid);
+	if (result != CREATE_REFUSED)
+		mark_seen(objid);		/* it has an entry: look it up next time */
 	return result;
 }
 
@@ -263,8 +264,6 @@ pgsq_create_first(const PgsqKey *key, uint64 objid,
 	result = create_entry(key, objid, counters, 1);
 	if (result == CREATE_REFUSED)
 		count_refused();
-	else if (result != CREATE_DONE)
-		mark_seen(objid);		/* it has an entry: look it up next time */
 	return result;
 }
 
@@ -440,6 +439,48 @@ remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
 	mark_seen(objid);
 }
 
+/* The remembered reference of a statement, if its entry is still live */
+static inline PgStat_EntryRef *
+known_live_ref(uint64 objid)
+{
+	PgStat_EntryRef *entry_ref = known_ref(objid);
+
+	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+		return entry_ref;
+	return NULL;
+}
+
+/*
+ * Look up a statement's existing entry, without creating it, and remember
+ * the reference found.  NULL if it has none, or, with *stale set, if this
+ * backend's reference to its dropped entry cannot be collected yet (see
+ * request_gc_if_due).  The caller read the memo's generation first.
+ */
+static PgStat_EntryRef *
+look_up_existing(uint64 objid, bool *stale)
+{
+	for (;;)
+	{
+		PgStat_EntryRef *entry_ref;
+
+		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+										 objid, false, NULL);
+		if (entry_ref == NULL)
+			return NULL;
+		if (likely(!entry_ref->shared_entry->dropped))
+		{
+			remember_known_ref(objid, entry_ref);
+			return entry_ref;
+		}
+		/* have it collected, and look again */
+		if (!request_gc_if_due())
+		{
+			*stale = true;
+			return NULL;
+		}
+	}
+}
+
 /*
  * This backend's reference to a statement's entry (objid is
  * pgsq_objid(key)), found or created.  The memo of references is looked at
@@ -467,8 +508,8 @@ pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
 	 * (The memo's generation is read here, before any lookup below whose
 	 * result it may remember.)
 	 */
-	entry_ref = known_ref(objid);
-	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+	entry_ref = known_live_ref(objid);
+	if (entry_ref != NULL)
 		return entry_ref;
 
 	/* at the bound, only statements that have an entry are counted */
@@ -525,30 +566,11 @@ pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
 		*missing = true;
 		return NULL;
 	}
-	entry_ref = known_ref(objid);
-	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
-		return entry_ref;
-	for (;;)
-	{
-		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-										 objid, false, NULL);
-		if (entry_ref == NULL)
-		{
-			*missing = true;
-			return NULL;
-		}
-		if (likely(!entry_ref->shared_entry->dropped))
-		{
-			remember_known_ref(objid, entry_ref);
-			return entry_ref;
-		}
-		/* have the stale reference collected, as pgsq_entry_ref does */
-		if (!request_gc_if_due())
-		{
-			*stale = true;
-			return NULL;
-		}
-	}
+	entry_ref = known_live_ref(objid);
+	if (entry_ref == NULL)
+		entry_ref = look_up_existing(objid, stale);
+	*missing = entry_ref == NULL && !*stale;
+	return entry_ref;
 }
 
 /*
@@ -570,46 +592,17 @@ bool
 pgsq_parse_see_entry(const PgsqKey *key, bool *stale)
 {
 	uint64		objid = pgsq_objid(key);
-	PgStat_EntryRef *entry_ref;
 
 	*stale = false;
-	entry_ref = known_ref(objid);
-	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
+	if (known_live_ref(objid) != NULL)
 		return false;
-	if (seen_objid(objid))
-	{
-		for (;;)
-		{
-			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-											 objid, false, NULL);
-			if (entry_ref == NULL)
-				break;			/* missing: created below */
-			if (likely(!entry_ref->shared_entry->dropped))
-			{
-				remember_known_ref(objid, entry_ref);
-				return false;
-			}
-			if (!request_gc_if_due())
-			{
-				*stale = true;
-				return false;
-			}
-		}
-	}
+	if (seen_objid(objid) &&
+		(look_up_existing(objid, stale) != NULL || *stale))
+		return false;
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
 		return false;
-	switch (create_entry(key, objid, NULL, 0))
-	{
-		case CREATE_DONE:
-			remember_fresh_entry(objid);
-			return true;
-		case CREATE_REFUSED:
-			break;
-		case CREATE_EXISTS:
-		case CREATE_DROPPED:
-			/* made by another backend meanwhile, or in the way: see it end */
-			mark_seen(objid);
-			break;
-	}
-	return false;
+	if (create_entry(key, objid, NULL, 0) != CREATE_DONE)
+		return false;			/* made by another backend, or refused */
+	remember_fresh_entry(objid);
+	return true;
 }
