@@ -288,16 +288,15 @@ pgsq_created_entries(void)
 }
 
 /*
- * Note that a backend created an entry, and say whether it may keep it.
- * Backends check for room before they create an entry, but several may
- * pass that check at once; the one whose entry would take the table past
- * the bound gives it back (the caller drops it).  The count is raised only
- * for an entry that stays, so it never passes the bound, not even for the
- * moment between another backend's creation and its drop.  An entry that
- * stays goes into the sweep's ring.
+ * Reserve room for an entry a backend is about to create, and say whether
+ * there is any.  Backends check for room before, but several may pass that
+ * check at once: the count is raised only while it is below the bound, so
+ * the table never holds more entries than that, not even for a moment.  The
+ * caller then either creates the entry and has it swept (pgsq_entry_created)
+ * or gives the room back (pgsq_entry_not_created).
  */
 bool
-pgsq_entry_created(uint64 objid)
+pgsq_reserve_entry(void)
 {
 	uint64		count;
 
@@ -310,8 +309,21 @@ pgsq_entry_created(uint64 objid)
 			return false;
 	} while (!pg_atomic_compare_exchange_u64(&sweep->num_entries, &count,
 											 count + 1));
-	ring_push(objid);
 	return true;
+}
+
+/* An entry was created in the room reserved for it: it goes into the ring */
+void
+pgsq_entry_created(uint64 objid)
+{
+	ring_push(objid);
+}
+
+/* No entry was created in the room reserved: give it back */
+void
+pgsq_entry_not_created(void)
+{
+	pgsq_entries_removed(1);
 }
 
 /*

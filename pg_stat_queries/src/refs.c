@@ -195,46 +195,24 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 }
 
 /*
- * Give a newly created entry its key, so it can be found and evicted.
- * Returns false, having dropped the entry again (and released entry_ref),
- * if it would take the table past its bound.
- */
-static bool
-init_new_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key)
-{
-	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-
-	if (!pgsq_entry_created(entry_ref->shared_entry->key.objid))
-	{
-		/* this releases our reference too */
-		PgStat_HashKey hkey = entry_ref->shared_entry->key;
-
-		(void) pgsq_drop_entry(hkey.dboid, hkey.objid);
-		return false;
-	}
-
-	pgsq_start_entry(entry, key);
-	return true;
-}
-
-/*
  * Create a statement's entry without a reference (store.c), holding first
- * if given, and account for it; refused, and dropped again, if it would
- * take the table past its bound.  Unless refused, the statement has an
- * entry now (made here or by another backend): it is marked seen.
+ * if given, in room reserved for it first (eviction.c): refused if there is
+ * none.  Unless refused, the statement has an entry now (made here or by
+ * another backend): it is marked seen.
  */
 static PgsqCreateResult
 create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 			 uint32 usage)
 {
-	PgsqCreateResult result = pgsq_create_unreferenced(key, objid, first,
-													   usage);
+	PgsqCreateResult result;
 
-	if (result == CREATE_DONE && !pgsq_entry_created(objid))
-	{
-		(void) pgsq_drop_entry(PGSQ_KEY_DBOID, objid);
+	if (!pgsq_reserve_entry())
 		return CREATE_REFUSED;
-	}
+	result = pgsq_create_unreferenced(key, objid, first, usage);
+	if (result == CREATE_DONE)
+		pgsq_entry_created(objid);
+	else
+		pgsq_entry_not_created();
 	if (result != CREATE_REFUSED)
 		mark_seen(objid);		/* it has an entry: look it up next time */
 	return result;
@@ -522,15 +500,29 @@ pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
 
 	for (;;)
 	{
-		bool		created = false;
-
 		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-										 objid, true, &created);
-		if (created && !init_new_entry(entry_ref, key))
+										 objid, false, NULL);
+		if (entry_ref == NULL)
 		{
-			/* others filled the table first: refused */
-			count_refused();
-			return NULL;
+			bool		created = false;
+
+			/* missing: create it (with a reference) in room reserved first */
+			if (!pgsq_reserve_entry())
+			{
+				/* others filled the table first: refused */
+				count_refused();
+				return NULL;
+			}
+			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
+											 objid, true, &created);
+			if (created)
+			{
+				pgsq_start_entry((PgsqSharedEntry *) entry_ref->shared_stats,
+								 key);
+				pgsq_entry_created(objid);
+			}
+			else
+				pgsq_entry_not_created();
 		}
 		if (likely(!entry_ref->shared_entry->dropped))
 		{
