@@ -574,10 +574,10 @@ request_gc_if_owed(bool pass_finished, TimestampTz now)
 
 /*
  * Note that a slice evicted entries; unless the pass is finished (whose
- * recount includes them) they come off the running count.
+ * recount includes them) they come off the running count, if take_off.
  */
 static void
-count_evicted(int evicted, bool finished, TimestampTz now)
+count_evicted(int evicted, bool finished, bool take_off, TimestampTz now)
 {
 	if (evicted == 0)
 		return;
@@ -586,8 +586,23 @@ count_evicted(int evicted, bool finished, TimestampTz now)
 	if (!finished)
 	{
 		pg_atomic_add_fetch_u64(&sweep->pass_evicted, evicted);
-		pgsq_entries_removed(evicted);
+		if (take_off)
+			pgsq_entries_removed(evicted);
 	}
+}
+
+/*
+ * Did a reset drop entries while this slice ran (resets_done as read at its
+ * start)?  A reset and an eviction may then both have dropped, and taken off
+ * the running count, the same entry, or a recount may have missed entries
+ * the reset takes off afterwards: either way the count would err low, and
+ * the table could outgrow its bound.  The slice then leaves the count as it
+ * is, erring high, until a later scan recounts.
+ */
+static bool
+reset_meanwhile(uint64 resets_done_before)
+{
+	return pg_atomic_read_u64(&pgsq_state->reset_count) != resets_done_before;
 }
 
 /* What a slice's visits found, for sweep_slice */
@@ -718,12 +733,14 @@ sweep_slice(void)
 	int64		needed = (counting || count <= low_water) ? 0 :
 		(int64) (count - low_water);
 	int			from_queue = 0;
+	uint64		resets_done_before = pg_atomic_read_u64(&pgsq_state->resets_done);
 	int			wanted;
 	int			evict_now;
 	bool		full;
 	bool		need_gc = false;
 	Victim	   *victims;
 	uint64		created_before;
+	bool		keep_count;
 	SliceVisits visits = {0, 0, true};
 	TimestampTz now;
 
@@ -736,7 +753,8 @@ sweep_slice(void)
 			if (need_gc)
 				pg_atomic_write_u32(&sweep->gc_owed, 1);
 			request_gc_if_owed(false, now);
-			count_evicted(from_queue, false, now);
+			count_evicted(from_queue, false,
+						  !reset_meanwhile(resets_done_before), now);
 			return;
 		}
 	}
@@ -788,8 +806,9 @@ sweep_slice(void)
 	if (need_gc)
 		pg_atomic_write_u32(&sweep->gc_owed, 1);
 	request_gc_if_owed(visits.finished, now);
-	count_evicted(from_queue, false, now);
-	count_evicted(evict_now, visits.finished && full, now);
+	keep_count = reset_meanwhile(resets_done_before);
+	count_evicted(from_queue, false, !keep_count, now);
+	count_evicted(evict_now, visits.finished && full, !keep_count, now);
 
 	if (visits.finished)
 	{
@@ -805,7 +824,7 @@ sweep_slice(void)
 		 * (A pass of the ring, which sees no entry created since it began,
 		 * leaves the running count as it is.)
 		 */
-		if (full)
+		if (full && !keep_count)
 		{
 			uint64		created_meanwhile = pg_atomic_read_u64(&sweep->created_entries) -
 				created_before;

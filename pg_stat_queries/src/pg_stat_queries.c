@@ -166,6 +166,7 @@ pgsq_shmem_startup_hook(void)
 		pg_atomic_init_u64(&pgsq_state->last_eviction_time, 0);
 		pg_atomic_init_u64(&pgsq_state->refused, 0);
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
+		pg_atomic_init_u64(&pgsq_state->resets_done, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
 		pg_atomic_init_u32(&pgsq_state->restore_unchecked, 1);
 		pg_atomic_init_u32(&pgsq_state->text_epoch, 0);

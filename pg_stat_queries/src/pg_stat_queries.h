@@ -158,6 +158,8 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 refused;	/* executions not tracked: table full;
 								 * backends add theirs in batches */
 	pg_atomic_uint64 reset_count;	/* resets that dropped entries so far */
+	pg_atomic_uint64 resets_done;	/* of those, the ones that have taken
+									 * their entries off the sweep's count */
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
 	pg_atomic_uint32 restore_unchecked; /* the first client backend has yet to
 										 * check the restored entries */

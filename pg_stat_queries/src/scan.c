@@ -203,6 +203,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 		pgstat_drop_matching_entries(drop_matching, PointerGetDatum(&state));
 		pgstat_request_entry_refs_gc();
 		pgsq_entries_removed(state.count);
+		pg_atomic_add_fetch_u64(&pgsq_state->resets_done, 1);
 
 		/* texts only now, with no pgstat lock held */
 		if (full)
