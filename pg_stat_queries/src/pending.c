@@ -282,6 +282,18 @@ resize_pending(int size)
 }
 
 /*
+ * Make the table of pending counts at its first size before any statement
+ * runs (see _PG_init); it is still made on first use when this was not
+ * called.
+ */
+void
+pgsq_pending_reserve_memory(void)
+{
+	if (pending_stmts == NULL)
+		resize_pending(PGSQ_PENDING_MIN_SIZE);
+}
+
+/*
  * New, empty pending counts of a statement, with its entry's reference.
  * Not inlined: once per batch, and bench/scaling.sh counts its calls.
  */

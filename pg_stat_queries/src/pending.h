@@ -23,5 +23,6 @@ extern PgStat_EntryRef *pgsq_record(const PgsqKey *key, PgsqPhase phase,
 extern bool pgsq_flush_pending(bool nowait);
 extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);
+extern void pgsq_pending_reserve_memory(void);
 
 #endif							/* PGSQ_PENDING_H */

@@ -195,4 +195,16 @@ _PG_init(void)
 	shmem_startup_hook = pgsq_shmem_startup_hook;
 
 	pgsq_install_hooks();
+
+	/*
+	 * The lookup aids and pending table every backend uses from its first
+	 * statement are made here, in the postmaster, and inherited.  Made on
+	 * first use, they would be allocated while that statement's executor
+	 * memory is live, above it in the C heap: the blocks every later
+	 * statement allocates and frees would then come from the heap's free
+	 * lists instead of its top, which cost about 300 instructions per
+	 * statement (bench/callgrind.sh).
+	 */
+	pgsq_refs_reserve_memory();
+	pgsq_pending_reserve_memory();
 }

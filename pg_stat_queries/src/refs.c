@@ -387,6 +387,21 @@ pgsq_refs_generation_advance(uint64 gc)
 	return pgsq_refs_gen;
 }
 
+/*
+ * Make the seen filter and the memo at their first size before any
+ * statement runs (see _PG_init).  Both are still made on first use when
+ * this was not called.
+ */
+void
+pgsq_refs_reserve_memory(void)
+{
+	if (seen_bits == NULL)
+		seen_bits = MemoryContextAllocZero(TopMemoryContext,
+										   PGSQ_SEEN_BITS / 8);
+	if (known_refs == NULL)
+		known_refs = known_refs_create(TopMemoryContext, 256, NULL);
+}
+
 /* The remembered reference of a statement, or NULL */
 static inline PgStat_EntryRef *
 known_ref(uint64 objid)

@@ -28,6 +28,7 @@ extern PgStat_EntryRef *pgsq_lookup_entry_ref(uint64 objid, bool *stale,
 extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,
 										  const PgsqCounters *counters);
 extern void pgsq_flush_refused(void);
+extern void pgsq_refs_reserve_memory(void);
 
 /*
  * The generation of references now (refs.c): advanced first if references
