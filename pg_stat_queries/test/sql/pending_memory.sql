@@ -1,6 +1,15 @@
 -- Pending counts are kept in this backend's "pg_stat_queries pending"
 -- memory context until they are merged.  A burst of statements grows it;
 -- batches that need much less give the memory back.
+
+-- The table is there, at its first size, before this session's first
+-- statement ends: it is made when the server starts and inherited, so that
+-- it does not land above a statement's executor memory (docs/design.md,
+-- "Backend memory made at server start").  This must stay the file's first
+-- statement.
+SELECT count(*) AS contexts, bool_and(total_bytes > 30000) AS reserved
+  FROM pg_backend_memory_contexts WHERE name = 'pg_stat_queries pending';
+
 SET pg_stat_queries.track = 'all';
 SELECT pg_stat_queries_reset() IS NOT NULL AS reset;
 
