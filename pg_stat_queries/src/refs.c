@@ -338,6 +338,7 @@ entry_exists(uint64 objid)
  * together missed the CPU's caches more often than one lookup saves.
  */
 #define PGSQ_KNOWN_REFS_MAX 12288
+#define PGSQ_KNOWN_REFS_FIRST 256	/* references it is made for */
 
 typedef struct KnownRef
 {
@@ -399,7 +400,8 @@ pgsq_refs_reserve_memory(void)
 		seen_bits = MemoryContextAllocZero(TopMemoryContext,
 										   PGSQ_SEEN_BITS / 8);
 	if (known_refs == NULL)
-		known_refs = known_refs_create(TopMemoryContext, 256, NULL);
+		known_refs = known_refs_create(TopMemoryContext,
+									   PGSQ_KNOWN_REFS_FIRST, NULL);
 }
 
 /* The remembered reference of a statement, or NULL */
@@ -410,7 +412,8 @@ known_ref(uint64 objid)
 	KnownRef   *known;
 
 	if (unlikely(known_refs == NULL))
-		known_refs = known_refs_create(TopMemoryContext, 256, NULL);
+		known_refs = known_refs_create(TopMemoryContext,
+									   PGSQ_KNOWN_REFS_FIRST, NULL);
 	known = known_refs_lookup(known_refs, objid);
 	return known != NULL && known->generation == generation ?
 		known->entry_ref : NULL;
