@@ -306,3 +306,21 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	}
 	return calls_before;
 }
+
+/*
+ * Give an entry nobody can see yet the counts of its first executions: the
+ * same result as pgsq_merge_locked into an empty entry, by a copy, with the
+ * clock read once by the caller (the entry's start time).
+ */
+void
+pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
+					TimestampTz now)
+{
+	Assert(data->counters.calls[PGSQ_PLAN] == 0 &&
+		   data->counters.calls[PGSQ_EXEC] == 0);
+	data->counters = *first;
+	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
+		data->minmax_valid[phase] = first->calls[phase] > 0;
+	if (first->calls[PGSQ_PLAN] + first->calls[PGSQ_EXEC] > 0)
+		data->changed_at = now;
+}

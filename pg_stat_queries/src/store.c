@@ -83,8 +83,11 @@ pgsq_scan_next_entry(dshash_seq_status *hstat)
 	return NULL;
 }
 
-/* Give an entry nobody else can see yet its key and start time */
-static void
+/*
+ * Give an entry nobody else can see yet its key and start time, and return
+ * that time.
+ */
+static TimestampTz
 start_entry_data(PgsqEntryData *data, const PgsqKey *key)
 {
 	if (data->stats_since == 0)
@@ -99,6 +102,7 @@ start_entry_data(PgsqEntryData *data, const PgsqKey *key)
 		data->stats_since = GetCurrentTimestamp();
 		data->minmax_stats_since = data->stats_since;
 	}
+	return data->stats_since;
 }
 
 /*
@@ -113,7 +117,7 @@ pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
 	pg_atomic_write_u32(&entry->swept_pass, 0);
 
 	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	start_entry_data(&entry->data, key);
+	(void) start_entry_data(&entry->data, key);
 	LWLockRelease(&entry->header.lock);
 }
 
@@ -136,6 +140,7 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
 	bool		found;
+	TimestampTz now;
 
 	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &hkey, &found);
 	if (found)
@@ -153,10 +158,15 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 		return CREATE_REFUSED;
 	}
 
-	/* pgstat_init_entry zeroed it: the text hint starts unset */
-	start_entry_data(&entry->data, key);
+	/*
+	 * pgstat_init_entry zeroed it: the text hint starts unset.  The clock is
+	 * read once, under the partition lock, for the start time and the first
+	 * change: a reader of changes that did not see the entry looked at this
+	 * partition before, so its own start time is earlier.
+	 */
+	now = start_entry_data(&entry->data, key);
 	if (first != NULL)
-		(void) pgsq_merge_locked(entry, key, first);
+		pgsq_fill_new_entry(&entry->data, first, now);
 	pg_atomic_write_u32(&entry->usage, usage);
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 	return CREATE_DONE;
