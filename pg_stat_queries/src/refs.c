@@ -98,8 +98,7 @@ mark_seen(uint64 objid)
 	uint64		mask = UINT64CONST(1) << (bit % 64);
 
 	if (unlikely(seen_bits == NULL))
-		seen_bits = MemoryContextAllocZero(TopMemoryContext,
-										   PGSQ_SEEN_BITS / 8);
+		pgsq_refs_reserve_memory();
 	if (seen_bits[bit / 64] & mask)
 		return;
 	if (unlikely(++seen_set > PGSQ_SEEN_BITS / 4))
@@ -389,9 +388,9 @@ pgsq_refs_generation_advance(uint64 gc)
 }
 
 /*
- * Make the seen filter and the memo at their first size before any
- * statement runs (see _PG_init).  Both are still made on first use when
- * this was not called.
+ * Make the seen filter and the memo at their first size: before any
+ * statement runs (see _PG_init), or on first use when the library was not
+ * preloaded.
  */
 void
 pgsq_refs_reserve_memory(void)
@@ -412,8 +411,7 @@ known_ref(uint64 objid)
 	KnownRef   *known;
 
 	if (unlikely(known_refs == NULL))
-		known_refs = known_refs_create(TopMemoryContext,
-									   PGSQ_KNOWN_REFS_FIRST, NULL);
+		pgsq_refs_reserve_memory();
 	known = known_refs_lookup(known_refs, objid);
 	return known != NULL && known->generation == generation ?
 		known->entry_ref : NULL;
