@@ -20,26 +20,26 @@
 #include "counters.h"
 #include "utils/timestamp.h"
 
-/* Add one timing observation to local counters (Welford's method) */
+/* Add one timing observation to a phase's summary (Welford's method) */
 static void
-add_timing(PgsqCounters *c, int phase, double ms)
+add_timing(PgsqTiming *t, double ms)
 {
-	int64		n = ++c->calls[phase];
-	double		old_mean = c->mean_time[phase];
+	int64		n = ++t->calls;
+	double		old_mean = t->mean_time;
 
-	c->total_time[phase] += ms;
+	t->total_time += ms;
 	if (n == 1)
 	{
-		c->min_time[phase] = ms;
-		c->max_time[phase] = ms;
-		c->mean_time[phase] = ms;
-		c->sum_var_time[phase] = 0.0;
+		t->min_time = ms;
+		t->max_time = ms;
+		t->mean_time = ms;
+		t->sum_var_time = 0.0;
 		return;
 	}
-	c->min_time[phase] = Min(c->min_time[phase], ms);
-	c->max_time[phase] = Max(c->max_time[phase], ms);
-	c->mean_time[phase] = old_mean + (ms - old_mean) / n;
-	c->sum_var_time[phase] += (ms - old_mean) * (ms - c->mean_time[phase]);
+	t->min_time = Min(t->min_time, ms);
+	t->max_time = Max(t->max_time, ms);
+	t->mean_time = old_mean + (ms - old_mean) / n;
+	t->sum_var_time += (ms - old_mean) * (ms - t->mean_time);
 }
 
 /* Add the I/O times of one execution to local counters */
@@ -73,7 +73,7 @@ pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 				   const JitInstrumentation *jitusage,
 				   int parallel_to_launch, int parallel_launched)
 {
-	add_timing(c, phase, ms);
+	add_timing(PGSQ_TIMING(c, phase), ms);
 	if (phase == PGSQ_EXEC)
 	{
 		c->rows += rows;
@@ -143,44 +143,45 @@ pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 
 /* Merge one phase's timing summary with Chan et al.'s parallel algorithm */
 static void
-merge_phase(PgsqEntryData *dst, const PgsqCounters *src, int phase)
+merge_phase(PgsqEntryData *dst, const PgsqCounters *src, PgsqPhase phase)
 {
-	int64		n_a = dst->counters.calls[phase];
-	int64		n_b = src->calls[phase];
+	PgsqTiming *d = PGSQ_TIMING(&dst->counters, phase);
+	const PgsqTiming *s = PGSQ_TIMING(src, phase);
+	int64		n_a = d->calls;
+	int64		n_b = s->calls;
 	double		n = (double) (n_a + n_b);
-	PgsqCounters *d = &dst->counters;
 
 	if (n_b == 0)
 		return;
 
 	if (n_a == 0)
 	{
-		d->mean_time[phase] = src->mean_time[phase];
-		d->sum_var_time[phase] = src->sum_var_time[phase];
+		d->mean_time = s->mean_time;
+		d->sum_var_time = s->sum_var_time;
 	}
 	else
 	{
-		double		delta = src->mean_time[phase] - d->mean_time[phase];
+		double		delta = s->mean_time - d->mean_time;
 
-		d->mean_time[phase] += delta * n_b / n;
-		d->sum_var_time[phase] += src->sum_var_time[phase] +
+		d->mean_time += delta * n_b / n;
+		d->sum_var_time += s->sum_var_time +
 			delta * delta * ((double) n_a * n_b / n);
 	}
 
 	if (!dst->minmax_valid[phase])
 	{
-		d->min_time[phase] = src->min_time[phase];
-		d->max_time[phase] = src->max_time[phase];
+		d->min_time = s->min_time;
+		d->max_time = s->max_time;
 		dst->minmax_valid[phase] = true;
 	}
 	else
 	{
-		d->min_time[phase] = Min(d->min_time[phase], src->min_time[phase]);
-		d->max_time[phase] = Max(d->max_time[phase], src->max_time[phase]);
+		d->min_time = Min(d->min_time, s->min_time);
+		d->max_time = Max(d->max_time, s->max_time);
 	}
 
-	d->calls[phase] += n_b;
-	d->total_time[phase] += src->total_time[phase];
+	d->calls += n_b;
+	d->total_time += s->total_time;
 }
 
 /* Add pending counters to an entry's data; caller holds the entry lock */
@@ -198,10 +199,10 @@ merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 		d->exec_hist = src->exec_hist;
 	else
 		pgsq_hist_merge(&d->exec_hist, &src->exec_hist,
-						src->min_time[PGSQ_EXEC], src->max_time[PGSQ_EXEC]);
+						src->exec.min_time, src->exec.max_time);
 
-	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
-		merge_phase(dst, src, phase);
+	merge_phase(dst, src, PGSQ_EXEC);
+	merge_phase(dst, src, PGSQ_PLAN);
 
 	d->rows += src->rows;
 	d->shared_blks_hit += src->shared_blks_hit;
@@ -292,6 +293,7 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	if (data->stats_since == 0)
 	{
 		data->key = *key;
+		data->layout = PGSQ_ENTRY_LAYOUT;
 		data->stats_since = now;
 		data->minmax_stats_since = now;
 	}
@@ -299,9 +301,9 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	/* a 64-bit objid collision between two statements: keep the first */
 	if (pgsq_key_equals(&data->key, key))
 	{
-		calls_before = data->counters.calls[PGSQ_EXEC];
+		calls_before = data->counters.exec.calls;
 		merge_counters(data, counters);
-		if (counters->calls[PGSQ_PLAN] + counters->calls[PGSQ_EXEC] > 0)
+		if (counters->plan.calls + counters->exec.calls > 0)
 			data->changed_at = now;
 	}
 	return calls_before;
@@ -316,11 +318,11 @@ void
 pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
 					TimestampTz now)
 {
-	Assert(data->counters.calls[PGSQ_PLAN] == 0 &&
-		   data->counters.calls[PGSQ_EXEC] == 0);
+	Assert(data->counters.plan.calls == 0 &&
+		   data->counters.exec.calls == 0);
 	data->counters = *first;
 	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
-		data->minmax_valid[phase] = first->calls[phase] > 0;
-	if (first->calls[PGSQ_PLAN] + first->calls[PGSQ_EXEC] > 0)
+		data->minmax_valid[phase] = PGSQ_TIMING(first, phase)->calls > 0;
+	if (first->plan.calls + first->exec.calls > 0)
 		data->changed_at = now;
 }

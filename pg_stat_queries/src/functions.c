@@ -73,17 +73,17 @@ timestamp_or_null(TimestampTz ts, bool *isnull)
 
 /* Append the timing columns of one phase (plan or exec) */
 static int
-put_timing(Datum *values, int col, const PgsqCounters *c, int phase)
+put_timing(Datum *values, int col, const PgsqTiming *t)
 {
 	double		stddev = 0.0;
 
-	if (c->calls[phase] > 1)
-		stddev = sqrt(c->sum_var_time[phase] / c->calls[phase]);
+	if (t->calls > 1)
+		stddev = sqrt(t->sum_var_time / t->calls);
 
-	values[col++] = Float8GetDatumFast(c->total_time[phase]);
-	values[col++] = Float8GetDatumFast(c->min_time[phase]);
-	values[col++] = Float8GetDatumFast(c->max_time[phase]);
-	values[col++] = Float8GetDatumFast(c->mean_time[phase]);
+	values[col++] = Float8GetDatumFast(t->total_time);
+	values[col++] = Float8GetDatumFast(t->min_time);
+	values[col++] = Float8GetDatumFast(t->max_time);
+	values[col++] = Float8GetDatumFast(t->mean_time);
 	values[col++] = Float8GetDatumFast(stddev);
 	return col;
 }
@@ -118,8 +118,8 @@ percentile_datum(const PgsqEntryData *e, double fraction, bool *isnull)
 	if (!e->minmax_valid[PGSQ_EXEC])
 		return (Datum) 0;
 	value = pgsq_hist_percentile(&c->exec_hist, fraction,
-								 c->min_time[PGSQ_EXEC],
-								 c->max_time[PGSQ_EXEC]);
+								 c->exec.min_time,
+								 c->exec.max_time);
 	if (isnan(value))
 		return (Datum) 0;
 	*isnull = false;
@@ -159,10 +159,10 @@ fill_row(const PgsqEntryData *e, bool visible, bool showtext,
 	else
 		values[col++] = CStringGetTextDatum("<insufficient privilege>");
 
-	values[col++] = Int64GetDatumFast(c->calls[PGSQ_PLAN]);
-	col = put_timing(values, col, c, PGSQ_PLAN);
-	values[col++] = Int64GetDatumFast(c->calls[PGSQ_EXEC]);
-	col = put_timing(values, col, c, PGSQ_EXEC);
+	values[col++] = Int64GetDatumFast(c->plan.calls);
+	col = put_timing(values, col, &c->plan);
+	values[col++] = Int64GetDatumFast(c->exec.calls);
+	col = put_timing(values, col, &c->exec);
 	values[col++] = Int64GetDatumFast(c->rows);
 	values[col++] = Int64GetDatumFast(c->shared_blks_hit);
 	values[col++] = Int64GetDatumFast(c->shared_blks_read);
@@ -250,7 +250,7 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext,
 		TimestampTz stored_at;
 
 		/* created but never executed nor planned: nothing to show */
-		if (e->counters.calls[PGSQ_PLAN] + e->counters.calls[PGSQ_EXEC] == 0)
+		if (e->counters.plan.calls + e->counters.exec.calls == 0)
 			continue;
 
 		/*
@@ -336,7 +336,7 @@ pg_stat_queries_histogram(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 
 	n = pgsq_hist_buckets(&data.counters.exec_hist,
-						  data.counters.min_time[PGSQ_EXEC], buckets);
+						  data.counters.exec.min_time, buckets);
 	for (int i = 0; i < n; i++)
 	{
 		Datum		values[PGSQ_HISTOGRAM_COLS];

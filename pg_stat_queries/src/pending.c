@@ -503,7 +503,7 @@ merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 	calls_before = pgsq_merge_locked(entry, key, counters);
 	pgstat_unlock_entry(entry_ref);
 
-	pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
+	pgsq_touch_entry(entry, counters->exec.calls, calls_before);
 	return true;
 }
 

@@ -49,6 +49,18 @@ PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
 
 PgsqSharedState *pgsq_state = NULL;
 
+/*
+ * The fields a merge touches, but for the histogram's counts, lie in an
+ * entry's first three cache lines (see PgsqSharedEntry): the lock, hints,
+ * key and start time in the first, the histogram's start in the third.
+ */
+StaticAssertDecl(offsetof(PgsqSharedEntry, data.stats_since) + sizeof(TimestampTz) <=
+				 PG_CACHE_LINE_SIZE,
+				 "an entry's lock, key and start time must share a cache line");
+StaticAssertDecl(offsetof(PgsqSharedEntry, data.counters.exec_hist.counts) <=
+				 3 * PG_CACHE_LINE_SIZE,
+				 "an entry's execution counters and histogram start must fit in three cache lines");
+
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
@@ -72,7 +84,8 @@ static PgStat_KindInfo pgsq_kind_info = {
  * Once after the statistics system restored its file, check what came back:
  * entries keyed by their database were written by an earlier version, whose
  * keys nothing looks up any more, and would show next to the new entries of
- * the same statements; and texts whose entries were not restored (the file
+ * the same statements; entries of another data layout would show other
+ * counters' bytes; and texts whose entries were not restored (the file
  * was damaged) would hold memory that nothing frees.
  */
 static void

@@ -72,17 +72,32 @@ pgsq_key_equals(const PgsqKey *a, const PgsqKey *b)
 		a->dbid == b->dbid && a->toplevel == b->toplevel;
 }
 
-/* Counters of one statement: the same set in pending and shared data */
+/* Timing summary of one phase: count, total, min, max, mean, variance */
+typedef struct PgsqTiming
+{
+	int64		calls;
+	double		total_time;		/* milliseconds */
+	double		min_time;
+	double		max_time;
+	double		mean_time;
+	double		sum_var_time;	/* sum of squared deviations */
+} PgsqTiming;
+
+/*
+ * Counters of one statement: the same set in pending and shared data.  What
+ * nearly every execution changes comes first and together (the execution
+ * timing, rows, shared hits, last execution, the histogram's start), so
+ * that adding an execution or merging a batch writes few cache lines: with
+ * many statements each line of a shared entry touched is a cache miss.
+ */
 typedef struct PgsqCounters
 {
-	int64		calls[PGSQ_NUM_PHASES]; /* plans, calls */
-	double		total_time[PGSQ_NUM_PHASES];	/* milliseconds */
-	double		min_time[PGSQ_NUM_PHASES];
-	double		max_time[PGSQ_NUM_PHASES];
-	double		mean_time[PGSQ_NUM_PHASES];
-	double		sum_var_time[PGSQ_NUM_PHASES];	/* sum of squared deviations */
+	PgsqTiming	exec;
 	int64		rows;
 	int64		shared_blks_hit;
+	TimestampTz last_executed;	/* start of the latest execution */
+	PgsqHistogram exec_hist;	/* execution times since minmax_stats_since */
+	PgsqTiming	plan;
 	int64		shared_blks_read;
 	int64		shared_blks_dirtied;
 	int64		shared_blks_written;
@@ -114,32 +129,53 @@ typedef struct PgsqCounters
 	double		jit_deform_time;
 	int64		parallel_workers_to_launch;
 	int64		parallel_workers_launched;
-	TimestampTz last_executed;	/* start of the latest execution */
-	PgsqHistogram exec_hist;	/* execution times since minmax_stats_since */
 } PgsqCounters;
 
-/* The part of a shared entry that is written to the statistics file */
+/* The timing summary of a phase in counters (const or not) */
+#define PGSQ_TIMING(c, phase) \
+	((phase) == PGSQ_EXEC ? &(c)->exec : &(c)->plan)
+
+/*
+ * Version of the layout of PgsqEntryData.  The statistics file holds the
+ * data as bytes, and the statistics system reads it back as long as its
+ * size is unchanged: entries restored with another layout are dropped
+ * (store.c, written_by_earlier_version).  Change it with the layout, and
+ * keep the key first.  (Layout 1, before this field, had the same size.)
+ */
+#define PGSQ_ENTRY_LAYOUT 2
+
+/*
+ * The part of a shared entry that is written to the statistics file.  What
+ * a merge reads or writes besides the counters' first fields comes first.
+ */
 typedef struct PgsqEntryData
 {
 	PgsqKey		key;
-	PgsqCounters counters;
-	bool		minmax_valid[PGSQ_NUM_PHASES];	/* false until first merge,
-												 * and after a min/max reset */
 	TimestampTz stats_since;
-	TimestampTz minmax_stats_since;
 	TimestampTz changed_at;		/* clock at the latest merge or min/max reset,
 								 * read under the entry lock */
+	bool		minmax_valid[PGSQ_NUM_PHASES];	/* false until first merge,
+												 * and after a min/max reset */
+	uint32		layout;			/* PGSQ_ENTRY_LAYOUT, set with the key */
+	PgsqCounters counters;
+	TimestampTz minmax_stats_since;
 } PgsqEntryData;
 
-/* A shared entry, in the cumulative statistics system's hash */
+/*
+ * A shared entry, in the cumulative statistics system's hash.  The
+ * statistics system allocates it at a multiple of its size class in its DSA
+ * area, 64-byte aligned at our size: the lock, the hints, the key and the
+ * start time share the first cache line, and the counters' first fields, up
+ * to the histogram's start, the next two (checked in pg_stat_queries.c).
+ */
 typedef struct PgsqSharedEntry
 {
 	PgStatShared_Common header; /* holds the entry's LWLock */
-	PgsqEntryData data;
 	pg_atomic_uint32 has_text;	/* text known to be stored: a hint, valid
 								 * while text_epoch stays (qtext.h) */
 	pg_atomic_uint32 usage;		/* clock-sweep usage count (eviction.c) */
 	pg_atomic_uint32 swept_pass;	/* last sweep pass that visited it */
+	PgsqEntryData data;
 } PgsqSharedEntry;
 
 /*

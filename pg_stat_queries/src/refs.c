@@ -186,7 +186,7 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 		if (fresh_entry.text_stored)
 			pgsq_text_hint_set(entry, fresh_entry.text_epoch);
 		pgsq_entry_used(entry);
-		pgsq_touch_entry(entry, counters->calls[PGSQ_EXEC], calls_before);
+		pgsq_touch_entry(entry, counters->exec.calls, calls_before);
 		merged = true;
 	}
 	dshash_release_lock(pgStatLocal.shared_hash, hent);

@@ -176,8 +176,10 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 			{
 				for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
 				{
-					entry->data.counters.min_time[phase] = 0;
-					entry->data.counters.max_time[phase] = 0;
+					PgsqTiming *t = PGSQ_TIMING(&entry->data.counters, phase);
+
+					t->min_time = 0;
+					t->max_time = 0;
 					entry->data.minmax_valid[phase] = false;
 				}
 				memset(&entry->data.counters.exec_hist, 0,

@@ -93,6 +93,7 @@ start_entry_data(PgsqEntryData *data, const PgsqKey *key)
 	if (data->stats_since == 0)
 	{
 		data->key = *key;
+		data->layout = PGSQ_ENTRY_LAYOUT;
 
 		/*
 		 * The clock, not the statement's start time: nested statements of one
@@ -189,22 +190,42 @@ pgsq_drop_entry(Oid dboid, uint64 objid)
 	return pgstat_drop_entry_ext(PGSQ_STATS_KIND, dboid, objid, true);
 }
 
-/* pgstat_drop_matching_entries callback: ours, keyed by a database */
+/*
+ * pgstat_drop_matching_entries callback: ours, written by an earlier
+ * version -- keyed by a database, or of another data layout.  The key sits
+ * at the start of the data in every layout, and a started entry has a
+ * nonzero query id and its layout, both set under the entry lock; an entry
+ * another backend has created but not started yet is all zeros and kept.
+ */
 static bool
-keyed_by_database(PgStatShared_HashEntry *hent, Datum arg)
+written_by_earlier_version(PgStatShared_HashEntry *hent, Datum arg)
 {
 	int64	   *count = (int64 *) DatumGetPointer(arg);
+	PgsqSharedEntry *entry;
+	bool		other_layout;
 
-	if (hent->key.kind != PGSQ_STATS_KIND ||
-		hent->key.dboid == PGSQ_KEY_DBOID)
+	if (hent->key.kind != PGSQ_STATS_KIND)
 		return false;
+	entry = pgsq_shared_entry_of(hent);
+	if (entry == NULL)
+		return false;			/* dropped already */
+	if (hent->key.dboid == PGSQ_KEY_DBOID)
+	{
+		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		other_layout = entry->data.layout != PGSQ_ENTRY_LAYOUT &&
+			entry->data.key.queryid != INT64CONST(0);
+		LWLockRelease(&entry->header.lock);
+		if (!other_layout)
+			return false;
+	}
 	(*count)++;
 	return true;
 }
 
 /*
- * Drop our entries keyed by their database: an earlier version wrote them,
- * and nothing looks their keys up any more.  Returns how many.
+ * Drop our entries written by an earlier version: keyed by their database
+ * (nothing looks those keys up any more) or laid out otherwise (their bytes
+ * would be read as other counters).  Returns how many.
  */
 int64
 pgsq_drop_foreign_entries(void)
@@ -212,6 +233,6 @@ pgsq_drop_foreign_entries(void)
 	int64		dropped = 0;
 
 	pgsq_local_drops++;
-	pgstat_drop_matching_entries(keyed_by_database, PointerGetDatum(&dropped));
+	pgstat_drop_matching_entries(written_by_earlier_version, PointerGetDatum(&dropped));
 	return dropped;
 }

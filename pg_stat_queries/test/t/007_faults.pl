@@ -355,6 +355,29 @@ my %damage = (
 		write_raw($stats_file, substr($data, 0, $at + 1 + 16 + 50));
 		return qr/corrupted statistics file "pg_stat\/pgstat\.stat"/;
 	},
+	'statistics file from another entry layout' => sub {
+		# our entries' data as an earlier layout would have left it: the
+		# layout field (44 bytes into the data, after the statement key,
+		# two times and the two min/max flags) changed from 2 to 1; the
+		# file is otherwise sound, so only our entries are dropped
+		my $data = read_raw($stats_file);
+		my $patched = 0;
+		my $pos = 0;
+		while (($pos = index($data, 'S' . pack('L L', 27, 0), $pos)) >= 0)
+		{
+			my $at = $pos + 1 + 16 + 44;
+			if (unpack('L', substr($data, $at, 4)) == 2)
+			{
+				substr($data, $at, 4) = pack('L', 1);
+				$patched++;
+			}
+			$pos++;
+		}
+		note("entries patched to layout 1: $patched");
+		die 'no entry of ours found in the statistics file' unless $patched > 0;
+		write_raw($stats_file, $data);
+		return qr/pg_stat_queries discarded \d+ statement entries saved by an earlier version/;
+	},
 	'statistics file corrupted' => sub {
 		# the format identifier: the whole file is refused
 		my $data = read_raw($stats_file);
@@ -399,12 +422,21 @@ for my $case (sort keys %damage)
 	my $expect_log = $damage{$case}->();
 	$offset = -s $node->logfile;
 	$node->start;
+	# the first client backend checks what was restored, and logs drops
+	$node->safe_psql('postgres', 'SELECT 1');
 	my $log = log_clean($case, $offset);
 	ok($log =~ $expect_log, "$case: the damage is logged, naming the file")
 	  or diag("log since the start:\n$log");
 	if ($case =~ /^statistics/)
 	{
 		is(marker_calls(), '0', "$case: statistics discarded");
+		if ($case =~ /layout/)
+		{
+			# only ours: the statistics system kept the rest of its file
+			cmp_ok($node->safe_psql('postgres',
+					"SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'u1'"),
+				'>', 0, "$case: other statistics restored");
+		}
 	}
 	else
 	{
