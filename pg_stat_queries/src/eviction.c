@@ -46,8 +46,15 @@
 /* num_entries before the first pass after startup has counted them */
 #define PGSQ_COUNT_UNKNOWN (PG_INT64_MAX / 4)
 
-/* Every this many passes, one scans the whole hash even if the ring is whole */
+/*
+ * Every this many passes, one scans the whole hash even if the ring is
+ * whole, but no sooner than PGSQ_FULL_PASS_MIN_INTERVAL_MS after the last
+ * scan: under a stream of new statements passes follow each other quickly,
+ * and a scan reads every kind's entries (one per table, index, function ...)
+ * to find our few.
+ */
 #define PGSQ_FULL_PASS_EVERY 16
+#define PGSQ_FULL_PASS_MIN_INTERVAL_MS 10000
 
 /* The ring holds this many times the bound at startup, at least its minimum */
 #define PGSQ_RING_PER_ENTRY 2
@@ -130,6 +137,7 @@ typedef struct SweepState
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
 	pg_atomic_uint32 pass_begun;	/* the current pass has had a slice */
 	pg_atomic_uint32 full_pass; /* the current pass scans the whole hash */
+	pg_atomic_uint64 last_full_pass;	/* when the last such pass began */
 	pg_atomic_uint64 ring_pass_end; /* ring position where this pass ends */
 	VictimQueue victim_queue;
 } SweepState;
@@ -209,6 +217,7 @@ pgsq_eviction_shmem_startup(void)
 		return;
 	pg_atomic_init_u32(&sweep->pass_begun, 0);
 	pg_atomic_init_u32(&sweep->full_pass, 1);
+	pg_atomic_init_u64(&sweep->last_full_pass, 0);
 	pg_atomic_init_u64(&sweep->ring_pass_end, 0);
 	/* entries restored from disk are counted by the first pass */
 	pg_atomic_init_u64(&sweep->num_entries, PGSQ_COUNT_UNKNOWN);
@@ -613,11 +622,21 @@ typedef struct SliceVisits
 	bool		finished;		/* the pass is complete */
 } SliceVisits;
 
+/* Is a periodic scan of the whole hash due at now? */
+static bool
+full_pass_due(TimestampTz now)
+{
+	TimestampTz last = (TimestampTz) pg_atomic_read_u64(&sweep->last_full_pass);
+
+	return TimestampDifferenceExceeds(last, now,
+									  PGSQ_FULL_PASS_MIN_INTERVAL_MS);
+}
+
 /*
  * Visit entries of the current pass by scanning the statistics system's
  * whole hash: every kind's entries, partition by partition.  Used for the
  * first pass after startup (which counts what was restored), when the ring
- * is incomplete, and every PGSQ_FULL_PASS_EVERY passes; every entry that
+ * is incomplete, and periodically (full_pass_due); every entry that
  * survives goes into the ring, which the pass's first slice emptied.
  */
 static void
@@ -762,10 +781,19 @@ sweep_slice(void)
 	/* the pass's first slice decides how it visits */
 	if (!pg_atomic_read_u32(&sweep->pass_begun))
 	{
+		TimestampTz began = 0;
+
+		if (pass % PGSQ_FULL_PASS_EVERY == 0)
+			began = GetCurrentTimestamp();
 		full = counting || !pg_atomic_read_u32(&ring->complete) ||
-			pass % PGSQ_FULL_PASS_EVERY == 0;
+			(began != 0 && full_pass_due(began));
 		if (full)
+		{
 			ring_clear();
+			if (began == 0)
+				began = GetCurrentTimestamp();
+			pg_atomic_write_u64(&sweep->last_full_pass, (uint64) began);
+		}
 		pg_atomic_write_u32(&sweep->full_pass, full);
 		pg_atomic_write_u64(&sweep->ring_pass_end,
 							pg_atomic_read_u64(&ring->head));

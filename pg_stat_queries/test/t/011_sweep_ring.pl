@@ -1,7 +1,8 @@
 # The sweep's ring: most passes visit our entries from the ring instead of
-# scanning the statistics system's whole hash, every 16th pass scans, and
-# when max is raised far above its value at server start, so that the ring
-# cannot hold every entry, passes scan again and the bound still holds.
+# scanning the statistics system's whole hash; every 16th pass scans, but
+# no sooner than 10 s after the last scan; and when max is raised far above
+# its value at server start, so that the ring cannot hold every entry,
+# passes scan again and the bound still holds.
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -47,11 +48,22 @@ sub passes
 }
 
 my $offset = -s $node->logfile;
+my $started = time;
 run_statements(1, 3000);
+my $elapsed = time - $started;
 my ($ring, $scan) = passes($offset);
 cmp_ok($ring, '>', 0, "passes by the ring ($ring)");
-cmp_ok($scan, '>', 0, "passes by a scan ($scan): the first one, and every 16th");
+# some 300 passes, 18 of them 16th ones, in a few seconds
+cmp_ok($scan, '<=', 1 + int($elapsed / 10),
+	"passes by a scan ($scan in $elapsed s): at most one per 10 s");
 cmp_ok($ring, '>', 10 * $scan, 'most passes by the ring');
+
+# 10 s after the last scan, a 16th pass scans again
+sleep(11);
+$offset = -s $node->logfile;
+run_statements(3001, 1000);
+($ring, $scan) = passes($offset);
+cmp_ok($scan, '>=', 1, "a 16th pass scans 10 s after the last scan ($scan)");
 is( $node->safe_psql(
 		'postgres',
 		'SELECT num_entries <= 105 AND evicted_entries > 2000 FROM pg_stat_queries_info'),
