@@ -56,7 +56,7 @@ cg_setup_cluster() {
 }
 
 # The settings of a configuration: $1 = none, pgss, pgsq or pgsq-sampleR,
-# $2 = .max of the extension
+# $2 = .max of the extension; CG_PGSQ_SETTINGS adds lines for pgsq*
 cg_config_settings() {
 	local c=$1 max=$2
 	case "$c" in
@@ -66,11 +66,13 @@ pg_stat_statements.save = off
 pg_stat_statements.max = $max" ;;
 		pgsq) echo "shared_preload_libraries = 'pg_stat_queries'
 pg_stat_queries.save = off
-pg_stat_queries.max = $max" ;;
+pg_stat_queries.max = $max
+${CG_PGSQ_SETTINGS:-}" ;;
 		pgsq-sample*) echo "shared_preload_libraries = 'pg_stat_queries'
 pg_stat_queries.save = off
 pg_stat_queries.max = $max
-pg_stat_queries.sample_rate = ${c#pgsq-sample}" ;;
+pg_stat_queries.sample_rate = ${c#pgsq-sample}
+${CG_PGSQ_SETTINGS:-}" ;;
 		*) bench_die "unknown configuration $c" ;;
 	esac
 }
