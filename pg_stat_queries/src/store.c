@@ -194,8 +194,9 @@ pgsq_drop_entry(Oid dboid, uint64 objid)
  * pgstat_drop_matching_entries callback: ours, written by an earlier
  * version -- keyed by a database, or of another data layout.  The key sits
  * at the start of the data in every layout, and a started entry has a
- * nonzero query id and its layout, both set under the entry lock; an entry
- * another backend has created but not started yet is all zeros and kept.
+ * nonzero query id and its layout, both set under the entry lock (taken
+ * here too) or before the entry could be found; an entry another backend
+ * has created but not started yet is all zeros and kept.
  */
 static bool
 written_by_earlier_version(PgStatShared_HashEntry *hent, Datum arg)
