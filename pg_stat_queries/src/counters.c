@@ -291,12 +291,7 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	TimestampTz now = GetCurrentTimestamp();
 
 	if (data->stats_since == 0)
-	{
-		data->key = *key;
-		data->layout = PGSQ_ENTRY_LAYOUT;
-		data->stats_since = now;
-		data->minmax_stats_since = now;
-	}
+		pgsq_start_data(data, key, now);
 
 	/* a 64-bit objid collision between two statements: keep the first */
 	if (pgsq_key_equals(&data->key, key))
@@ -307,6 +302,19 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 			data->changed_at = now;
 	}
 	return calls_before;
+}
+
+/*
+ * Start an entry's data: its key, layout version and start time.  The
+ * caller holds the entry lock, or nobody else can see the entry yet.
+ */
+void
+pgsq_start_data(PgsqEntryData *data, const PgsqKey *key, TimestampTz now)
+{
+	data->key = *key;
+	data->layout = PGSQ_ENTRY_LAYOUT;
+	data->stats_since = now;
+	data->minmax_stats_since = now;
 }
 
 /*

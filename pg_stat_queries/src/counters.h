@@ -19,6 +19,8 @@ extern void pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms,
 							   int parallel_to_launch, int parallel_launched);
 extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 							   const PgsqCounters *counters);
+extern void pgsq_start_data(PgsqEntryData *data, const PgsqKey *key,
+							TimestampTz now);
 extern void pgsq_fill_new_entry(PgsqEntryData *data,
 								const PgsqCounters *first, TimestampTz now);
 

@@ -90,19 +90,13 @@ pgsq_scan_next_entry(dshash_seq_status *hstat)
 static TimestampTz
 start_entry_data(PgsqEntryData *data, const PgsqKey *key)
 {
+	/*
+	 * The clock, not the statement's start time: nested statements of one
+	 * long statement may create the same entry again after a reset or
+	 * eviction, and stats_since tells the lives apart (pending.c).
+	 */
 	if (data->stats_since == 0)
-	{
-		data->key = *key;
-		data->layout = PGSQ_ENTRY_LAYOUT;
-
-		/*
-		 * The clock, not the statement's start time: nested statements of one
-		 * long statement may create the same entry again after a reset or
-		 * eviction, and stats_since tells the lives apart (pending.c).
-		 */
-		data->stats_since = GetCurrentTimestamp();
-		data->minmax_stats_since = data->stats_since;
-	}
+		pgsq_start_data(data, key, GetCurrentTimestamp());
 	return data->stats_since;
 }
 
@@ -207,11 +201,11 @@ written_by_earlier_version(PgStatShared_HashEntry *hent, Datum arg)
 
 	if (hent->key.kind != PGSQ_STATS_KIND)
 		return false;
-	entry = pgsq_shared_entry_of(hent);
-	if (entry == NULL)
-		return false;			/* dropped already */
 	if (hent->key.dboid == PGSQ_KEY_DBOID)
 	{
+		/* pgstat_drop_matching_entries passes live entries only */
+		entry = pgsq_shared_entry_of(hent);
+		Assert(entry != NULL);
 		LWLockAcquire(&entry->header.lock, LW_SHARED);
 		other_layout = entry->data.layout != PGSQ_ENTRY_LAYOUT &&
 			entry->data.key.queryid != INT64CONST(0);
