@@ -76,9 +76,7 @@ UNIQUE_TABLES=${CG_UNIQUE_TABLES:-200}
 CG_MAX=${CG_MAX:-100}
 case "$WORKLOAD" in
 	hot) TSV=callgrind.tsv ;;
-	unique)
-		TSV=callgrind_unique.tsv
-		;;
+	unique) TSV=callgrind_unique.tsv ;;
 	*) bench_die "unknown CG_WORKLOAD $WORKLOAD (hot or unique)" ;;
 esac
 SHARED_BUFFERS=128MB
