@@ -81,6 +81,8 @@ typedef struct Victim
 	uint64		objid;
 	PgsqKey		key;
 	TimestampTz stats_since;	/* tells a later entry of the key apart */
+	dsa_pointer text;			/* taken from the entry (qtext.c) when it was
+								 * found to be evicted now */
 } Victim;
 
 /*
@@ -448,11 +450,12 @@ pgsq_free_all_orphans(void)
 
 /*
  * Visit one entry for the current pass.  Returns true if it should be
- * evicted, filling in the victim.
+ * evicted, filling in the victim; take_text if it is evicted at once (not
+ * queued): its text is then taken from it, which closes it to texts.
  */
 static bool
 visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
-			uint32 pass, Victim *victim)
+			uint32 pass, Victim *victim, bool take_text)
 {
 	uint32		previous = pg_atomic_exchange_u32(&entry->swept_pass, pass);
 	uint32		usage = pg_atomic_read_u32(&entry->usage);
@@ -468,7 +471,7 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 		return false;			/* first visit: survives this pass */
 
 	/* an entry being merged into right now is in use: skip it */
-	if (!LWLockConditionalAcquire(&entry->header.lock, LW_SHARED))
+	if (!LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
 		return false;
 	if (entry->data.stats_since != 0)
 	{
@@ -476,6 +479,7 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 		victim->objid = hent->key.objid;
 		victim->key = entry->data.key;
 		victim->stats_since = entry->data.stats_since;
+		victim->text = take_text ? pgsq_text_take(entry) : InvalidDsaPointer;
 		evict = true;
 	}
 	LWLockRelease(&entry->header.lock);
@@ -487,9 +491,10 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
  * since?  Looked up in the shared hash like the scan saw it, under its
  * partition lock (shared); an entry being merged into is in use.  An entry
  * that stays goes back into the ring (a new life of it is there already).
+ * One to evict has its text taken.
  */
 static bool
-still_evictable(const Victim *victim)
+still_evictable(Victim *victim)
 {
 	PgStat_HashKey hkey = pgsq_shared_hash_key(victim->dboid, victim->objid);
 	PgStatShared_HashEntry *hent;
@@ -503,10 +508,12 @@ still_evictable(const Victim *victim)
 	{
 		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 
-		if (LWLockConditionalAcquire(&entry->header.lock, LW_SHARED))
+		if (LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
 		{
 			same_life = entry->data.stats_since == victim->stats_since;
 			evict = same_life && pg_atomic_read_u32(&entry->usage) == 0;
+			if (evict)
+				victim->text = pgsq_text_take(entry);
 			LWLockRelease(&entry->header.lock);
 		}
 		else
@@ -519,9 +526,9 @@ still_evictable(const Victim *victim)
 }
 
 /*
- * Evict victims: drop their entries and remove their texts, with no lock
- * held but each drop's own.  Sets *need_gc if a drop left an entry that
- * some backend still references.
+ * Evict victims: drop their entries and free the texts taken from them,
+ * with no lock held but each drop's own.  Sets *need_gc if a drop left an
+ * entry that some backend still references.
  */
 static void
 evict_victims(const Victim *victims, int count, bool *need_gc)
@@ -530,7 +537,7 @@ evict_victims(const Victim *victims, int count, bool *need_gc)
 	{
 		if (!pgsq_drop_entry(victims[i].dboid, victims[i].objid))
 			*need_gc = true;
-		pgsq_qtext_remove(&victims[i].key);
+		pgsq_text_discard(victims[i].text);
 	}
 }
 
@@ -640,7 +647,7 @@ full_pass_due(TimestampTz now)
  * survives goes into the ring, which the pass's first slice emptied.
  */
 static void
-scan_slice(uint32 pass, int slice, int wanted, Victim *victims,
+scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 		   SliceVisits *out)
 {
 	int			resume = (int) pg_atomic_read_u32(&sweep->resume_partition);
@@ -677,7 +684,8 @@ scan_slice(uint32 pass, int slice, int wanted, Victim *victims,
 			break;
 		}
 		processed++;
-		if (visit_entry(hent, entry, pass, &victims[out->nvictims]))
+		if (visit_entry(hent, entry, pass, &victims[out->nvictims],
+						out->nvictims < evict_now))
 			out->nvictims++;
 		else
 			ring_push(hent->key.objid);
@@ -691,7 +699,7 @@ scan_slice(uint32 pass, int slice, int wanted, Victim *victims,
  * pass.  Ids of dropped entries, and a second id of one entry, are dropped.
  */
 static void
-ring_slice(uint32 pass, int slice, int wanted, Victim *victims,
+ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 		   SliceVisits *out)
 {
 	uint64		pass_end = pg_atomic_read_u64(&sweep->ring_pass_end);
@@ -722,7 +730,8 @@ ring_slice(uint32 pass, int slice, int wanted, Victim *victims,
 			if (pg_atomic_read_u32(&entry->swept_pass) != pass)
 			{
 				processed++;
-				if (visit_entry(hent, entry, pass, &victims[out->nvictims]))
+				if (visit_entry(hent, entry, pass, &victims[out->nvictims],
+								out->nvictims < evict_now))
 					out->nvictims++;
 				else
 					ring_push(objid);
@@ -818,14 +827,15 @@ sweep_slice(void)
 		wanted = (int) Min(wanted, needed - from_queue);
 	created_before = pg_atomic_read_u64(&sweep->created_entries);
 
+	/* the first evict_now victims are evicted at once, the rest queued */
+	evict_now = counting ? wanted : (int) Min(wanted, needed - from_queue);
 	if (full)
-		scan_slice(pass, slice, wanted, victims, &visits);
+		scan_slice(pass, slice, wanted, evict_now, victims, &visits);
 	else
-		ring_slice(pass, slice, wanted, victims, &visits);
+		ring_slice(pass, slice, wanted, evict_now, victims, &visits);
 
 	/* evict with no lock held but each drop's own; queue the rest */
-	evict_now = counting ? visits.nvictims :
-		(int) Min(visits.nvictims, needed - from_queue);
+	evict_now = Min(evict_now, visits.nvictims);
 	evict_victims(victims, evict_now, &need_gc);
 	sweep->victim_queue.head = evict_now;
 	sweep->victim_queue.count = visits.nvictims - evict_now;

@@ -13,7 +13,6 @@
 #include "postgres.h"
 
 #include "pending.h"
-#include "qtext.h"
 #include "refs.h"
 #include "scan.h"
 #include "settings.h"
@@ -89,21 +88,18 @@ put_timing(Datum *values, int col, const PgsqTiming *t)
 }
 
 /*
- * The query column: the text converted to the database encoding, or NULL
- * if none was stored at or after since.  *stored_at is when it was stored.
+ * The query column: the collected text converted to the database encoding,
+ * or NULL if none was collected.
  */
 static Datum
-query_text_datum(const PgsqKey *key, TimestampTz since, bool *isnull,
-				 TimestampTz *stored_at)
+query_text_datum(const PgsqEntryCopy *copy, bool *isnull)
 {
-	int			encoding;
-	char	   *text = pgsq_qtext_fetch(key, since, &encoding, stored_at);
 	char	   *converted;
 
-	*isnull = (text == NULL);
-	if (text == NULL)
+	*isnull = (copy->text == NULL);
+	if (copy->text == NULL)
 		return (Datum) 0;
-	converted = pg_any_to_server(text, strlen(text), encoding);
+	converted = pg_any_to_server(copy->text, copy->text_len, copy->encoding);
 	return CStringGetTextDatum(converted);
 }
 
@@ -128,16 +124,15 @@ percentile_datum(const PgsqEntryData *e, double fraction, bool *isnull)
 
 /*
  * Fill one row of the statistics functions.  Other users' query IDs and
- * texts are shown only to roles with pg_read_all_stats; a text is returned
- * when showtext and stored at or after text_since.  Returns the stored
- * time of the text (0 if none or hidden).
+ * texts are shown only to roles with pg_read_all_stats; the text is the
+ * one collected, if showtext.
  */
-static TimestampTz
-fill_row(const PgsqEntryData *e, bool visible, bool showtext,
-		 TimestampTz text_since, Datum *values, bool *nulls)
+static void
+fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
+		 Datum *values, bool *nulls)
 {
+	const PgsqEntryData *e = &copy->data;
 	const PgsqCounters *c = &e->counters;
-	TimestampTz stored_at = 0;
 	int			col = 0;
 	char		buf[32];
 
@@ -152,8 +147,7 @@ fill_row(const PgsqEntryData *e, bool visible, bool showtext,
 		nulls[col++] = true;
 	else if (visible)
 	{
-		values[col] = query_text_datum(&e->key, text_since, &nulls[col],
-									   &stored_at);
+		values[col] = query_text_datum(copy, &nulls[col]);
 		col++;
 	}
 	else
@@ -210,7 +204,6 @@ fill_row(const PgsqEntryData *e, bool visible, bool showtext,
 	values[col] = percentile_datum(e, 0.99, &nulls[col]);
 	col++;
 	Assert(col == PGSQ_STATS_COLS);
-	return stored_at;
 }
 
 /*
@@ -224,7 +217,7 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext,
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			userid = GetUserId();
 	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
-	PgsqEntryData *entries;
+	PgsqEntryCopy *entries;
 	int			count;
 
 	require_store();
@@ -240,43 +233,32 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext,
 						rsinfo->setDesc->natts, natts),
 				 errhint("Run ALTER EXTENSION pg_stat_queries UPDATE.")));
 
-	count = pgsq_collect_entries(&entries, since);
+	/*
+	 * A text stored before since goes to a collector anyway when the entry
+	 * itself is newer: unmerged entries are not shown, so the collector's
+	 * previous read cannot have had it (scan.c).
+	 */
+	count = pgsq_collect_entries(&entries, since, showtext,
+								 see_all ? InvalidOid : userid);
 	for (int i = 0; i < count; i++)
 	{
-		const PgsqEntryData *e = &entries[i];
+		const PgsqEntryCopy *copy = &entries[i];
+		const PgsqEntryData *e = &copy->data;
 		Datum		values[PGSQ_CHANGED_COLS] = {0};
 		bool		nulls[PGSQ_CHANGED_COLS] = {0};
 		bool		visible = see_all || e->key.userid == userid;
-		TimestampTz stored_at;
 
 		/* created but never executed nor planned: nothing to show */
 		if (e->counters.plan.calls + e->counters.exec.calls == 0)
 			continue;
 
-		/*
-		 * A text stored before since goes to a collector anyway when the
-		 * entry itself is newer: unmerged entries are not shown, so the
-		 * collector's previous read cannot have had it.
-		 */
-		stored_at = fill_row(e, visible, showtext,
-							 e->stats_since >= since ? 0 : since,
-							 values, nulls);
+		fill_row(copy, visible, showtext, values, nulls);
 		if (natts == PGSQ_CHANGED_COLS)
-		{
-			/* without texts, still say when they were stored */
-			if (!showtext && visible)
-			{
-				int			encoding;
-
-				(void) pgsq_qtext_fetch(&e->key, DT_NOEND, &encoding,
-										&stored_at);
-			}
-			values[PGSQ_STATS_COLS] = timestamp_or_null(stored_at,
-														&nulls[PGSQ_STATS_COLS]);
-		}
+			values[PGSQ_STATS_COLS] =
+				timestamp_or_null(visible ? copy->text_stored_at : 0,
+								  &nulls[PGSQ_STATS_COLS]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	pfree(entries);
 }
 
 /* pg_stat_queries(showtext boolean): one row per statement */

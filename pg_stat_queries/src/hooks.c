@@ -16,11 +16,11 @@
 #include "hooks.h"
 #include "inflight.h"
 #include "measure.h"
-#include "normalize.h"
 #include "pending.h"
 #include "qtext.h"
 #include "refs.h"
 #include "settings.h"
+#include "textsource.h"
 
 #include "access/parallel.h"
 #include "access/xact.h"
@@ -115,97 +115,18 @@ current_key(int64 queryid)
 }
 
 /*
- * The text stored for the same statement at the other nesting level, for
- * one that runs at a level it was not parsed at (a prepared statement run
- * by EXPLAIN EXECUTE, a cached foreign-key check run at COMMIT).  It was
- * normalized when it was stored.
- */
-static char *
-sibling_text(const PgsqKey *key, int *len)
-{
-	PgsqKey		sibling = *key;
-	int			encoding;
-	char	   *stored_text;
-
-	sibling.toplevel = !key->toplevel;
-	stored_text = pgsq_qtext_fetch(&sibling, 0, &encoding, NULL);
-	if (stored_text != NULL)
-		*len = strlen(stored_text);
-	return stored_text;
-}
-
-/*
- * Store a statement's text unless one is stored already (is_new: its entry
- * was created just now, so none is).  At parse analysis (jstate given) the
- * text is normalized from the constant locations.  When the statement ends,
- * it is normalized from what parse analysis left for it (inflight.c), else
- * taken from the same statement at the other nesting level; failing both,
- * it is stored only if it contains no literal, so literal values never
- * reach shared memory.  Returns true if the text is stored.
- */
-static bool
-store_text(const PgsqKey *key, const char *source, int location, int len,
-		   JumbleState *jstate, bool is_new)
-{
-	const char *stmt = CleanQuerytext(source, &location, &len);
-	const char *chosen = stmt;
-	int			text_len = len;
-	char	   *norm = NULL;
-	bool		stored;
-
-	if (jstate != NULL)
-	{
-		if (jstate->clocations_count > 0)
-			norm = pgsq_normalize(jstate, stmt, location, len, &text_len);
-	}
-	else
-	{
-		bool		verbatim;
-
-		norm = pgsq_inflight_normalized(nesting_level, key->queryid, stmt,
-										location, len, &text_len, &verbatim);
-		if (norm == NULL && !verbatim && pgsq_text_has_literals(stmt, len))
-		{
-			norm = sibling_text(key, &text_len);
-			if (norm == NULL)
-				return false;
-		}
-	}
-	if (norm != NULL)
-		chosen = norm;
-	else
-		text_len = len;
-
-	stored = pgsq_qtext_store(key, chosen, text_len, GetDatabaseEncoding(),
-							  is_new);
-	if (norm != NULL)
-		pfree(norm);
-	return stored;
-}
-
-/*
- * Give an entry its text when it has none yet.  Eviction or a reset may
- * drop the entry meanwhile and remove its text, before this one is stored:
- * so once stored, a text whose entry is found dropped is removed again (an
- * entry of the same statement created meanwhile then stores it anew).
+ * Give a referenced entry its text when it has none yet.  A text given to
+ * an entry that is being dropped meanwhile is refused, and freed (qtext.c).
  */
 static void
 ensure_text(PgStat_EntryRef *entry_ref, const PgsqKey *key,
-			const char *source, int location, int len, JumbleState *jstate)
+			const PgsqTextSource *src)
 {
 	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	uint32		epoch;
 
-	if (pgsq_text_hint_valid(entry))
+	if (pgsq_text_hint(entry))
 		return;
-	epoch = pgsq_qtext_epoch();
-	if (!store_text(key, source, location, len, jstate, false))
-		return;
-	pg_read_barrier();
-	if (unlikely(entry_ref->shared_entry->dropped))
-		pgsq_qtext_remove(key);
-	else
-		pgsq_text_hint_set(entry, epoch);
+	(void) pgsq_text_give(entry, key, pgsq_statement_text(key, src));
 }
 
 /* After parse analysis: see to the entry and normalized text of a statement */
@@ -258,23 +179,10 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 	 */
 	{
 		PgsqKey		key = current_key(query->queryId);
-		bool		stale;
+		PgsqTextSource src = {pstate->p_sourcetext, query->stmt_location,
+		query->stmt_len, jstate, nesting_level};
 
-		if (pgsq_parse_see_entry(&key, &stale))
-		{
-			/* created just now: its first execution sets has_text */
-			uint32		epoch = pgsq_qtext_epoch();
-
-			if (store_text(&key, pstate->p_sourcetext, query->stmt_location,
-						   query->stmt_len, jstate, true))
-				pgsq_fresh_entry_text_stored(epoch);
-		}
-		else if (stale)
-		{
-			/* its counts will be parked: have the text ready for them */
-			(void) store_text(&key, pstate->p_sourcetext, query->stmt_location,
-							  query->stmt_len, jstate, false);
-		}
+		pgsq_parse_see_entry(&key, &src);
 	}
 }
 
@@ -287,24 +195,16 @@ record_statement(int64 queryid, const char *source, int location, int len,
 				 int parallel_to_launch, int parallel_launched)
 {
 	PgsqKey		key = current_key(queryid);
+	PgsqTextSource src = {source, location, len, NULL, nesting_level};
 	PgStat_EntryRef *entry_ref;
-	bool		parked;
 	bool		check_text;
 
-	entry_ref = pgsq_record(&key, phase, ms, rows, bufusage, walusage,
-							jitusage, parallel_to_launch, parallel_launched,
-							&parked, &check_text);
+	entry_ref = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
+							rows, bufusage, walusage, jitusage,
+							parallel_to_launch, parallel_launched,
+							&check_text);
 	if (entry_ref != NULL && source != NULL && check_text)
-		ensure_text(entry_ref, &key, source, location, len, NULL);
-	else if ((parked || check_text) && source != NULL)
-	{
-		/*
-		 * Without a reference and not parked, the execution created the
-		 * statement's entry: its text is new, so no lookup is needed before
-		 * storing it.
-		 */
-		(void) store_text(&key, source, location, len, NULL, !parked);
-	}
+		ensure_text(entry_ref, &key, &src);
 	pgsq_maybe_flush_busy();
 
 	/* last: a sweep may evict entries this backend holds references to */

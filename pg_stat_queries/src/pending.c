@@ -97,12 +97,18 @@ static uint32 last_batch = 0;
 
 static TimestampTz last_own_flush = 0;
 
-/* Counts of a statement whose entry reference is stale, kept aside */
+/*
+ * Counts of a statement whose entry reference is stale, kept aside, with
+ * the text for the entry they will go to (qtext.c; it counts in
+ * query_text_bytes meanwhile).
+ */
 typedef struct ParkedCounters
 {
 	PgsqKey		key;			/* hash key */
 	PgsqCounters counters;
 	uint64		reset_count;	/* pgsq_state->reset_count when parked */
+	dsa_pointer text;			/* InvalidDsaPointer if none (yet) */
+	bool		text_tried;		/* made from a source, or tried to */
 } ParkedCounters;
 
 static HTAB *parked = NULL;
@@ -112,9 +118,12 @@ static bool merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 							 const PgsqCounters *counters,
 							 TimestampTz counted_for, bool nowait);
 
-/* The parked counters of a statement, created empty if it has none */
+/*
+ * The parked counters of a statement, created empty if it has none, with
+ * its text made from src if given and not tried before.
+ */
 static PgsqCounters *
-park(const PgsqKey *key)
+park(const PgsqKey *key, const PgsqTextSource *src)
 {
 	ParkedCounters *p;
 	bool		found;
@@ -132,11 +141,21 @@ park(const PgsqKey *key)
 	if (hash_get_num_entries(parked) == 0)
 		first_parked = GetCurrentStatementStartTimestamp();
 	p = hash_search(parked, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		p->text = InvalidDsaPointer;
+		p->text_tried = false;
+	}
 	/* counts parked before a reset that dropped entries go with it */
 	if (!found || p->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
 	{
 		memset(&p->counters, 0, sizeof(p->counters));
 		p->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+	}
+	if (!p->text_tried && src != NULL)
+	{
+		p->text = pgsq_statement_text(key, src);
+		p->text_tried = true;
 	}
 	return &p->counters;
 }
@@ -144,8 +163,8 @@ park(const PgsqKey *key)
 /*
  * Set every parked count into its statement's entry: have stale references
  * collected, then find or create the entries.  Counts parked before a reset
- * that dropped entries are discarded, like pending data.  The text stored
- * when the counts were parked is removed again if no entry came of it.
+ * that dropped entries are discarded, like pending data.  Their text goes
+ * to the entry unless it has one; otherwise it is freed.
  */
 static void
 unpark_all(void)
@@ -166,11 +185,14 @@ unpark_all(void)
 			entry_ref = pgsq_entry_ref(&p->key, pgsq_objid(&p->key),
 									   NULL);
 		if (entry_ref != NULL)
+		{
 			(void) merge_into_entry(entry_ref, &p->key, &p->counters, 0,
 									false);
-		else if (pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-									  pgsq_objid(&p->key), false, NULL) == NULL)
-			pgsq_qtext_remove(&p->key);
+			(void) pgsq_text_give((PgsqSharedEntry *) entry_ref->shared_stats,
+								  &p->key, p->text);
+		}
+		else
+			pgsq_text_discard(p->text);
 		(void) hash_search(parked, &p->key, HASH_REMOVE, NULL);
 	}
 }
@@ -348,25 +370,26 @@ rebind_pending(PendingStmt *ps, PgStat_EntryRef *entry_ref,
 /*
  * Record one planning or execution of a statement in local memory, and
  * return this backend's reference to its entry, or NULL if the statement has
- * no usable entry right now: then *parked_out tells whether the counts were
- * parked (else the table is full and the execution was refused).  Only the
- * first execution of a statement unknown to this backend looks at shared
- * memory, to find or create its entry.  Its execution goes straight into
- * the entry, without a reference, if this backend created the entry at
- * parse analysis or creates it now, having never seen the statement.
+ * no usable entry right now: then the counts went into an entry directly,
+ * or were parked, or the table is full and the execution was refused.  Only
+ * the first execution of a statement unknown to this backend looks at
+ * shared memory, to find or create its entry.  Its execution goes straight
+ * into the entry, without a reference, if this backend created the entry at
+ * parse analysis or creates it now, having never seen the statement; an
+ * entry created now, and parked counts, get their text made from src (if
+ * given).
  *
- * *check_text_out says whether the caller should see to the entry's text
- * (also when NULL is returned for an entry that took the execution
- * directly: then the text is new).  Once per batch of pending counts is
- * enough: an entry left without text because the executed text contains
- * literals (see hooks.c) would otherwise have that text scanned again on
- * every execution.
+ * *check_text_out says whether the caller should see to the referenced
+ * entry's text.  Once per batch of pending counts is enough: an entry left
+ * without text because the executed text contains literals (see
+ * textsource.c) would otherwise have that text scanned again on every
+ * execution.
  */
 PgStat_EntryRef *
-pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
-			const BufferUsage *bufusage, const WalUsage *walusage,
-			const JitInstrumentation *jitusage,
-			int parallel_to_launch, int parallel_launched, bool *parked_out,
+pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
+			double ms, uint64 rows, const BufferUsage *bufusage,
+			const WalUsage *walusage, const JitInstrumentation *jitusage,
+			int parallel_to_launch, int parallel_launched,
 			bool *check_text_out)
 {
 	uint64		objid;
@@ -374,29 +397,23 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 	PendingStmt *ps;
 	PgStat_EntryRef *entry_ref;
 
+	*check_text_out = false;
+
 	/*
 	 * The first execution of an entry this backend created at parse analysis
-	 * (a statement with constants): merged at once.  Parse analysis stored
-	 * its text unless there was no room; then the caller tries again.
+	 * (a statement with constants), with its text: merged at once.
 	 */
 	if (pgsq_is_fresh_entry(key))
 	{
 		PgsqCounters counters;
-		bool		text_stored;
 
 		memset(&counters, 0, sizeof(counters));
 		pgsq_add_execution(&counters, phase, ms, rows, bufusage, walusage,
 						   jitusage, parallel_to_launch, parallel_launched);
-		if (pgsq_merge_fresh(key, &counters, &text_stored))
-		{
-			*parked_out = false;
-			*check_text_out = !text_stored;
+		if (pgsq_merge_fresh(key, &counters))
 			return NULL;
-		}
 	}
 
-	*parked_out = false;
-	*check_text_out = false;
 	generation = pgsq_refs_generation();
 	if (last_pos >= 0 && last_batch == pending_batch &&
 		pgsq_key_equals(&pending_stmts[last_pos].key, key))
@@ -425,8 +442,8 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 			if (missing)
 			{
 				/*
-				 * The statement gets its entry now, holding this execution,
-				 * and its text is new: the caller stores it.
+				 * The statement gets its entry now, holding this execution
+				 * and its text.
 				 */
 				PgsqCounters counters;
 
@@ -434,10 +451,9 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 				pgsq_add_execution(&counters, phase, ms, rows, bufusage,
 								   walusage, jitusage, parallel_to_launch,
 								   parallel_launched);
-				switch (pgsq_create_first(key, objid, &counters))
+				switch (pgsq_create_first(key, objid, &counters, src))
 				{
 					case CREATE_DONE:
-						*check_text_out = true;
 						return NULL;
 					case CREATE_REFUSED:
 						return NULL;
@@ -453,7 +469,6 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 		{
 			static bool exit_callback_registered = false;
 
-			*parked_out = stale;
 			if (!stale)
 				return NULL;	/* table full; counted as refused */
 			if (!exit_callback_registered)
@@ -461,7 +476,7 @@ pgsq_record(const PgsqKey *key, PgsqPhase phase, double ms, uint64 rows,
 				before_shmem_exit(unpark_at_exit, (Datum) 0);
 				exit_callback_registered = true;
 			}
-			pgsq_add_execution(park(key), phase, ms, rows, bufusage, walusage,
+			pgsq_add_execution(park(key, src), phase, ms, rows, bufusage, walusage,
 							   jitusage, parallel_to_launch, parallel_launched);
 			return NULL;
 		}

@@ -11,15 +11,17 @@
 #include "pg_stat_queries.h"
 #include "executor/instrument.h"
 #include "jit/jit.h"
+#include "textsource.h"
 
-extern PgStat_EntryRef *pgsq_record(const PgsqKey *key, PgsqPhase phase,
-									double ms, uint64 rows,
+extern PgStat_EntryRef *pgsq_record(const PgsqKey *key,
+									const PgsqTextSource *src,
+									PgsqPhase phase, double ms, uint64 rows,
 									const BufferUsage *bufusage,
 									const WalUsage *walusage,
 									const JitInstrumentation *jitusage,
 									int parallel_to_launch,
 									int parallel_launched,
-									bool *parked, bool *check_text);
+									bool *check_text);
 extern bool pgsq_flush_pending(bool nowait);
 extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);

@@ -16,10 +16,13 @@
  *	functions.c			SQL functions
  *	hooks.c				planner, executor and utility hooks
  *	pending.c			backend-local pending counters and their flush
- *	refs.c, scan.c		references to entries; reading and resetting all
+ *	refs.c				references to entries, creating entries
+ *	textsource.c		the text stored for a statement
+ *	textfile.c			query texts across a clean shutdown
+ *	scan.c				reading and resetting all entries
  *	eviction.c			clock sweep within pg_stat_queries.max
- *	qtext.c				query texts in shared memory
  *	store.c				our entries in the statistics system's hash
+ *	qtext.c				query texts in shared memory
  *	counters.c			counter arithmetic
  *	histogram.c, measure.c, inflight.c, normalize.c, settings.c	leaves
  *	pg_stat_queries.h	types shared by several modules (with histogram.h's);
@@ -43,6 +46,7 @@
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "store.h"
+#include "textfile.h"
 #include "utils/timestamp.h"
 
 PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
@@ -60,6 +64,10 @@ StaticAssertDecl(offsetof(PgsqSharedEntry, data.stats_since) + sizeof(TimestampT
 StaticAssertDecl(offsetof(PgsqSharedEntry, data.counters.exec_hist.counts) <=
 				 3 * PG_CACHE_LINE_SIZE,
 				 "an entry's execution counters and histogram start must fit in three cache lines");
+
+/* The text's pointer, after the data, must not take an entry past 640 bytes */
+StaticAssertDecl(sizeof(PgsqSharedEntry) <= 640,
+				 "an entry must stay in the statistics area's 640-byte size class");
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -85,8 +93,7 @@ static PgStat_KindInfo pgsq_kind_info = {
  * entries keyed by their database were written by an earlier version, whose
  * keys nothing looks up any more, and would show next to the new entries of
  * the same statements; entries of another data layout would show other
- * counters' bytes; and texts whose entries were not restored (the file
- * was damaged) would hold memory that nothing frees.
+ * counters' bytes.  Then the texts read at startup go to their entries.
  */
 static void
 check_restored(void)
@@ -100,19 +107,27 @@ check_restored(void)
 				(errmsg("pg_stat_queries discarded " INT64_FORMAT " statement entries saved by an earlier version",
 						dropped)));
 	}
-	pgsq_qtext_drop_orphans();
+	pgsq_textfile_give_loaded();
 }
 
 /*
  * Per-backend setup done by the statistics system (all process types).  The
- * first client backend checks the restored statistics: client backends
+ * startup process reads the texts saved at shutdown.  The first client backend checks the restored statistics: client backends
  * start after the startup process restored them, on a primary as on a hot
  * standby, and before any statement is tracked.
  */
 static void
 pgsq_init_backend_cb(void)
 {
-	pgsq_qtext_init_backend();
+	pgsq_textfile_init_backend();
+
+	/*
+	 * The checkpointer's last flush must call pgsq_flush_static_cb, which
+	 * writes the texts; it does IO that asks for that flush anyway, but
+	 * nothing of ours runs there to ask.  It flushes nothing before exit.
+	 */
+	if (MyBackendType == B_CHECKPOINTER)
+		pgstat_report_fixed = true;
 	if (MyBackendType == B_BACKEND && pgsq_state != NULL &&
 		pg_atomic_read_u32(&pgsq_state->restore_unchecked) != 0 &&
 		pg_atomic_exchange_u32(&pgsq_state->restore_unchecked, 0) != 0)
@@ -125,7 +140,8 @@ pgsq_init_backend_cb(void)
  * pass over its pending data: merge our pending counts, and say whether
  * some stay pending (then the statistics system calls again later).  The
  * checkpointer's last one comes right before it writes the statistics file
- * at shutdown: the moment to free orphaned entries (see eviction.c).
+ * at shutdown: the moment to free orphaned entries (see eviction.c) and to
+ * write the texts (qtext.c).
  */
 static bool
 pgsq_flush_static_cb(bool nowait)
@@ -135,7 +151,10 @@ pgsq_flush_static_cb(bool nowait)
 	if (pgsq_state != NULL)
 		pgsq_flush_refused();
 	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
+	{
 		pgsq_free_all_orphans();
+		pgsq_textfile_save();
+	}
 	return partial;
 }
 
@@ -182,7 +201,7 @@ pgsq_shmem_startup_hook(void)
 		pg_atomic_init_u64(&pgsq_state->resets_done, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
 		pg_atomic_init_u32(&pgsq_state->restore_unchecked, 1);
-		pg_atomic_init_u32(&pgsq_state->text_epoch, 0);
+		pgsq_state->loaded_texts = InvalidDsaPointer;
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
 	pgsq_eviction_shmem_startup();

@@ -171,11 +171,13 @@ typedef struct PgsqEntryData
 typedef struct PgsqSharedEntry
 {
 	PgStatShared_Common header; /* holds the entry's LWLock */
-	pg_atomic_uint32 has_text;	/* text known to be stored: a hint, valid
-								 * while text_epoch stays (qtext.h) */
+	pg_atomic_uint32 text_state;	/* PgsqTextState of text; written under
+									 * the entry lock, read without as a hint */
 	pg_atomic_uint32 usage;		/* clock-sweep usage count (eviction.c) */
 	pg_atomic_uint32 swept_pass;	/* last sweep pass that visited it */
 	PgsqEntryData data;
+	dsa_pointer text;			/* the query text in qtext.c's area, under the
+								 * entry lock; last, as merges never read it */
 } PgsqSharedEntry;
 
 /*
@@ -184,7 +186,7 @@ typedef struct PgsqSharedEntry
  */
 typedef struct PgsqSharedState
 {
-	LWLock	   *lock;			/* protects stats_reset */
+	LWLock	   *lock;			/* protects stats_reset, loaded_texts */
 	TimestampTz stats_reset;
 	pg_atomic_uint64 dealloc;	/* eviction passes */
 	pg_atomic_uint64 evicted_entries;
@@ -199,9 +201,10 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
 	pg_atomic_uint32 restore_unchecked; /* the first client backend has yet to
 										 * check the restored entries */
-	pg_atomic_uint32 text_epoch;	/* advanced after texts are removed */
 	int			text_tranche_id;
-	dshash_table_handle text_hash_handle;
+	dsa_pointer loaded_texts;	/* texts read at startup, until the first
+								 * client backend gives them to their entries
+								 * (qtext.c); under lock */
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */
 } PgsqSharedState;
 

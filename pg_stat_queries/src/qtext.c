@@ -3,18 +3,23 @@
  * qtext.c
  *		Normalized query texts in shared memory.
  *
- * Texts are kept in a DSA area of our own, indexed by a dshash keyed like
- * the statistics entries.  There is no external file during normal
- * operation and so no garbage-collection rewrite: a text is freed when its
- * entry is evicted or reset.  The bytes used are bounded by
- * pg_stat_queries.query_text_memory (reloadable); a text that does not fit
- * is not stored (its entry shows a NULL query and texts_missing counts it)
- * and is stored by a later parse of the statement once there is room.
+ * Each text is a chunk of a DSA area of our own, pointed to by its entry
+ * (PgsqSharedEntry.text), so a new statement's text costs one allocation
+ * and its eviction one free, with no index of texts to update.  There is no
+ * external file during normal operation and so no garbage-collection
+ * rewrite: a text is freed when its entry is evicted or reset.  The bytes
+ * used are bounded by pg_stat_queries.query_text_memory (reloadable); a
+ * text that does not fit is not stored (its entry shows a NULL query and
+ * texts_missing counts it) and is stored by a later execution of the
+ * statement once there is room.
  *
- * Across a clean shutdown the texts go to pg_stat/pg_stat_queries.texts,
- * written by the checkpointer after the last query has run and read back
- * by the startup process before the first one.  After a crash the
- * statistics system discards its entries, so the file is discarded too.
+ * An entry's text and text_state are read and written under the entry's
+ * lock, except while nobody else can see the entry (being created).  A text
+ * is taken away from its entry, closing the entry to texts, before the
+ * entry is dropped: the statistics system frees dropped entries without
+ * telling us.
+ *
+ * Across a clean shutdown the texts go to a file (textfile.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -22,16 +27,7 @@
 
 #include "qtext.h"
 #include "settings.h"
-#include "store.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "lib/dshash.h"
-#include "mb/pg_wchar.h"
-#include "miscadmin.h"
-#include "pgstat.h"
-#include "storage/fd.h"
 #include "storage/ipc.h"
 #include "utils/dsa.h"
 #include "utils/memutils.h"
@@ -40,65 +36,36 @@
 /* Size of the DSA's first segment, inside our fixed shared memory */
 #define PGSQ_TEXT_DSA_INIT_SIZE (512 * 1024)
 
-#define PGSQ_TEXT_FILE "pg_stat/pg_stat_queries.texts"
-#define PGSQ_TEXT_FILE_TMP PGSQ_TEXT_FILE ".tmp"
-#define PGSQ_TEXT_FILE_MAGIC 0x50475351 /* "PGSQ" */
-#define PGSQ_TEXT_FILE_VERSION 2
-
-/* Key of the text hash: fixed layout, no padding */
-typedef struct TextKey
+/* A stored text: this header, then len bytes and a NUL */
+typedef struct TextChunk
 {
-	uint64		objid;
-	Oid			dbid;
-	Oid			userid;
-} TextKey;
-
-/* An entry of the text hash */
-typedef struct TextEntry
-{
-	TextKey		key;
-	dsa_pointer text;			/* NUL-terminated, InvalidDsaPointer if none */
+	TimestampTz stored_at;		/* clock when given to its entry, read under
+								 * the entry lock */
 	int32		len;
 	int32		encoding;
-	int64		queryid;
-	bool		toplevel;
-	TimestampTz stored_at;		/* clock when stored, read under the lock */
-} TextEntry;
+	int32		capacity;		/* bytes allocated for the whole chunk */
+	char		bytes[FLEXIBLE_ARRAY_MEMBER];
+} TextChunk;
 
-/* Header of the text file */
-typedef struct TextFileHeader
-{
-	uint32		magic;
-	uint32		version;
-	uint32		pg_major;
-	TimestampTz stats_reset;
-	uint64		dealloc;
-	uint64		evicted_entries;
-	uint64		texts_missing;
-} TextFileHeader;
+/*
+ * Chunks of texts this backend freed, kept for its next texts instead of
+ * going back to the area: under a stream of new statements the backend that
+ * evicts an entry is the one about to create the next, and a chunk reused
+ * costs neither an allocation nor a free (about 500 instructions per new
+ * statement).  Only small chunks are kept, a few of them, each reused for a
+ * text needing at least half of it; they go back to the area at exit.  So
+ * that texts of about the same length fit each other's chunks, small chunks
+ * are allocated in steps of PGSQ_SPARE_CHUNK_STEP bytes.
+ */
+#define PGSQ_SPARE_CHUNKS 8
+#define PGSQ_SPARE_CHUNK_MAX 2048
+#define PGSQ_SPARE_CHUNK_STEP 32
 
-/* One record of the text file, followed by len bytes of text */
-typedef struct TextFileRecord
-{
-	PgsqKey		key;
-	TimestampTz stored_at;
-	int32		encoding;
-	int32		len;
-} TextFileRecord;
-
-static dshash_parameters text_hash_params = {
-	sizeof(TextKey),
-	sizeof(TextEntry),
-	dshash_memcmp,
-	dshash_memhash,
-	dshash_memcpy,
-	0							/* tranche id, set at startup */
-};
+static dsa_pointer spare_chunks[PGSQ_SPARE_CHUNKS];
+static Size spare_sizes[PGSQ_SPARE_CHUNKS];
+static int	spare_count = 0;
 
 static dsa_area *text_area = NULL;
-static dshash_table *text_hash = NULL;
-
-static void free_text(TextEntry *entry);
 
 /* Bytes of fixed shared memory we need, DSA start included */
 Size
@@ -108,12 +75,11 @@ pgsq_qtext_shmem_size(void)
 					PGSQ_TEXT_DSA_INIT_SIZE);
 }
 
-/* Create the DSA area and the text hash (postmaster, once) */
+/* Create the DSA area (postmaster, once) */
 void
 pgsq_qtext_shmem_init(PgsqSharedState *state, bool found)
 {
 	dsa_area   *area;
-	dshash_table *hash;
 
 	if (found)
 		return;
@@ -122,12 +88,8 @@ pgsq_qtext_shmem_init(PgsqSharedState *state, bool found)
 	area = dsa_create_in_place(state->text_dsa_place, PGSQ_TEXT_DSA_INIT_SIZE,
 							   state->text_tranche_id, NULL);
 	dsa_pin(area);
-	text_hash_params.tranche_id = state->text_tranche_id;
-	hash = dshash_create(area, &text_hash_params, NULL);
-	state->text_hash_handle = dshash_get_hash_table_handle(hash);
 
-	/* the postmaster never uses them; backends attach lazily */
-	dshash_detach(hash);
+	/* the postmaster never uses it; processes attach lazily */
 	dsa_detach(area);
 }
 
@@ -139,95 +101,29 @@ pgsq_qtext_shmem_init(PgsqSharedState *state, bool found)
 static void
 qtext_detach(int code, Datum arg)
 {
-	if (text_hash != NULL)
-		dshash_detach(text_hash);
 	if (text_area != NULL)
 	{
+		while (spare_count > 0)
+			dsa_free(text_area, spare_chunks[--spare_count]);
 		dsa_detach(text_area);
 		dsa_release_in_place(pgsq_state->text_dsa_place);
 	}
-	text_hash = NULL;
 	text_area = NULL;
 }
 
-/*
- * Remove the texts loaded at startup whose entries the statistics system
- * did not restore: it discards its whole file when any of it is damaged,
- * after our texts were loaded.  Keys are collected first, so that no text
- * lock is held while the statistics hash is looked up.
- */
-void
-pgsq_qtext_drop_orphans(void)
-{
-	dshash_seq_status hstat;
-	TextEntry  *entry;
-	TextKey    *keys;
-	int			nkeys = 0;
-	int			size = 64;
-	int			dropped = 0;
-
-	pgsq_qtext_attach();
-	keys = palloc(size * sizeof(TextKey));
-	dshash_seq_init(&hstat, text_hash, false);
-	while ((entry = dshash_seq_next(&hstat)) != NULL)
-	{
-		if (nkeys == size)
-		{
-			size *= 2;
-			keys = repalloc_huge(keys, size * sizeof(TextKey));
-		}
-		keys[nkeys++] = entry->key;
-	}
-	dshash_seq_term(&hstat);
-
-	for (int i = 0; i < nkeys; i++)
-	{
-		PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
-												   keys[i].objid);
-		PgStatShared_HashEntry *hent;
-		bool		live;
-
-		hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
-		live = hent != NULL && pgsq_is_live_entry(hent);
-		if (hent != NULL)
-			dshash_release_lock(pgStatLocal.shared_hash, hent);
-		if (live)
-			continue;
-		entry = dshash_find(text_hash, &keys[i], true);
-		if (entry == NULL)
-			continue;
-		free_text(entry);
-		dshash_delete_entry(text_hash, entry);
-		dropped++;
-	}
-	pfree(keys);
-
-	if (dropped > 0)
-	{
-		pg_atomic_fetch_add_u32(&pgsq_state->text_epoch, 1);
-		ereport(LOG,
-				(errmsg("pg_stat_queries removed %d query texts whose statistics were not restored",
-						dropped)));
-	}
-}
-
-/* Attach to the text area and hash, once per process */
+/* Attach to the text area, once per process */
 void
 pgsq_qtext_attach(void)
 {
 	MemoryContext oldcxt;
 
-	if (text_hash != NULL)
+	if (likely(text_area != NULL))
 		return;
 
 	LWLockRegisterTranche(pgsq_state->text_tranche_id, "pg_stat_queries_text");
-	text_hash_params.tranche_id = pgsq_state->text_tranche_id;
-
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	text_area = dsa_attach_in_place(pgsq_state->text_dsa_place, NULL);
 	dsa_pin_mapping(text_area);
-	text_hash = dshash_attach(text_area, &text_hash_params,
-							  pgsq_state->text_hash_handle, NULL);
 	MemoryContextSwitchTo(oldcxt);
 
 	/* while exiting, callers detach themselves */
@@ -235,348 +131,255 @@ pgsq_qtext_attach(void)
 		before_shmem_exit(qtext_detach, 0);
 }
 
-/* The text hash key of a statement */
-static TextKey
-text_key(const PgsqKey *key)
+/* The text area, attached */
+dsa_area *
+pgsq_text_area(void)
 {
-	TextKey		tkey;
-
-	tkey.objid = pgsq_objid(key);
-	tkey.dbid = key->dbid;
-	tkey.userid = key->userid;
-	return tkey;
+	pgsq_qtext_attach();
+	return text_area;
 }
 
-/* Free a text entry's chunk and account for it */
-static void
-free_text(TextEntry *entry)
+/* The chunk of a text */
+static inline TextChunk *
+chunk_of(dsa_pointer text)
 {
-	if (DsaPointerIsValid(entry->text))
+	return (TextChunk *) dsa_get_address(text_area, text);
+}
+
+/* Size of the chunk of a text of len bytes */
+static inline Size
+chunk_size(int len)
+{
+	Size		size = offsetof(TextChunk, bytes) + len + 1;
+
+	if (size <= PGSQ_SPARE_CHUNK_MAX)
+		size = TYPEALIGN(PGSQ_SPARE_CHUNK_STEP, size);
+	return size;
+}
+
+/* A spare chunk (see spare_chunks) for size bytes, or InvalidDsaPointer */
+static dsa_pointer
+take_spare(Size size)
+{
+	for (int i = 0; i < spare_count; i++)
 	{
-		dsa_free(text_area, entry->text);
-		pg_atomic_sub_fetch_u64(&pgsq_state->text_bytes, entry->len + 1);
-		entry->text = InvalidDsaPointer;
+		if (spare_sizes[i] >= size && spare_sizes[i] / 2 <= size)
+		{
+			dsa_pointer chunk = spare_chunks[i];
+
+			spare_count--;
+			spare_chunks[i] = spare_chunks[spare_count];
+			spare_sizes[i] = spare_sizes[spare_count];
+			return chunk;
+		}
 	}
+	return InvalidDsaPointer;
 }
 
 /*
- * Store a statement's text unless one is there already.  The chunk is
- * allocated and filled before the partition lock is taken.  Unless the
- * caller knows the text to be new (its entry was created just now), a
- * lookup first spares the allocation when the text is there.  Returns false
- * if query_text_memory has no room for it.
+ * A chunk holding a copy of text, not yet given to an entry, or
+ * InvalidDsaPointer if query_text_memory has no room for it (texts_missing
+ * counts it).  The caller gives it to an entry or discards it.
  */
-static bool
-store_text(const PgsqKey *key, const char *text, int len, int encoding,
-		   bool is_new, TimestampTz stored_at)
+dsa_pointer
+pgsq_text_prepare(const char *text, int len, int encoding)
 {
-	TextKey		tkey = text_key(key);
 	uint64		limit = (uint64) pgsq_query_text_memory * 1024;
-	uint64		used;
 	dsa_pointer chunk;
-	TextEntry  *entry;
-	bool		found;
+	TextChunk  *tc;
 
 	pgsq_qtext_attach();
-
-	entry = is_new ? NULL : dshash_find(text_hash, &tkey, false);
-	if (entry != NULL)
+	if (pg_atomic_add_fetch_u64(&pgsq_state->text_bytes, len + 1) > limit)
+		chunk = InvalidDsaPointer;
+	else
 	{
-		bool		has = DsaPointerIsValid(entry->text);
+		Size		size = chunk_size(len);
 
-		dshash_release_lock(text_hash, entry);
-		if (has)
-			return true;
+		chunk = take_spare(size);
+		if (!DsaPointerIsValid(chunk))
+		{
+			chunk = dsa_allocate_extended(text_area, size, DSA_ALLOC_NO_OOM);
+			if (DsaPointerIsValid(chunk))
+				chunk_of(chunk)->capacity = size;
+		}
 	}
-
-	used = pg_atomic_add_fetch_u64(&pgsq_state->text_bytes, len + 1);
-	if (used > limit)
-	{
-		pg_atomic_sub_fetch_u64(&pgsq_state->text_bytes, len + 1);
-		pg_atomic_add_fetch_u64(&pgsq_state->texts_missing, 1);
-		return false;
-	}
-	chunk = dsa_allocate_extended(text_area, len + 1, DSA_ALLOC_NO_OOM);
 	if (!DsaPointerIsValid(chunk))
 	{
 		pg_atomic_sub_fetch_u64(&pgsq_state->text_bytes, len + 1);
 		pg_atomic_add_fetch_u64(&pgsq_state->texts_missing, 1);
-		return false;
+		return InvalidDsaPointer;
 	}
-	memcpy(dsa_get_address(text_area, chunk), text, len);
-	((char *) dsa_get_address(text_area, chunk))[len] = '\0';
-
-	entry = dshash_find_or_insert(text_hash, &tkey, &found);
-	if (found && DsaPointerIsValid(entry->text))
-	{
-		/* somebody was faster */
-		dshash_release_lock(text_hash, entry);
-		dsa_free(text_area, chunk);
-		pg_atomic_sub_fetch_u64(&pgsq_state->text_bytes, len + 1);
-		return true;
-	}
-	entry->text = chunk;
-	entry->len = len;
-	entry->encoding = encoding;
-	entry->queryid = key->queryid;
-	entry->toplevel = key->toplevel;
-
-	/*
-	 * Read under the partition lock: a reader of changed texts that did not
-	 * see this one started before it was stored.
-	 */
-	entry->stored_at = stored_at != 0 ? stored_at : GetCurrentTimestamp();
-	dshash_release_lock(text_hash, entry);
-	return true;
+	tc = chunk_of(chunk);
+	tc->stored_at = 0;
+	tc->len = len;
+	tc->encoding = encoding;
+	memcpy(tc->bytes, text, len);
+	tc->bytes[len] = '\0';
+	return chunk;
 }
 
 /*
- * Store a statement's text unless one is there already, noting the time.
- * Returns false if query_text_memory has no room for it.
+ * Free a text no entry points to (any longer), if valid, or keep its chunk
+ * as a spare.
+ */
+void
+pgsq_text_discard(dsa_pointer text)
+{
+	TextChunk  *tc;
+
+	if (!DsaPointerIsValid(text))
+		return;
+	pgsq_qtext_attach();
+	tc = chunk_of(text);
+	pg_atomic_sub_fetch_u64(&pgsq_state->text_bytes, tc->len + 1);
+	if (tc->capacity <= PGSQ_SPARE_CHUNK_MAX &&
+		spare_count < PGSQ_SPARE_CHUNKS && !proc_exit_inprogress)
+	{
+		spare_chunks[spare_count] = text;
+		spare_sizes[spare_count] = tc->capacity;
+		spare_count++;
+	}
+	else
+		dsa_free(text_area, text);
+}
+
+/*
+ * Point an entry that has no text to one, stored at stored_at; entry lock
+ * held exclusively.
+ */
+void
+pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text, TimestampTz stored_at)
+{
+	chunk_of(text)->stored_at = stored_at;
+	entry->text = text;
+	pg_atomic_write_u32(&entry->text_state, PGSQ_TEXT_STORED);
+}
+
+/*
+ * Give a new entry, which nobody else can see yet, its text if valid; now
+ * is its start time, read under its partition lock.
+ */
+void
+pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text, TimestampTz now)
+{
+	Assert(pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE);
+	if (DsaPointerIsValid(text))
+		pgsq_text_give_locked(entry, text, now);
+}
+
+/*
+ * Give the entry of the statement key, referenced by the caller, its text
+ * unless it has one, or was closed; otherwise the text is discarded.  The
+ * time is read under the entry lock: a reader of changed texts that did not
+ * see this one released the lock before.  Returns true if the text was
+ * given.
  */
 bool
-pgsq_qtext_store(const PgsqKey *key, const char *text, int len, int encoding,
-				 bool is_new)
+pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key, dsa_pointer text)
 {
-	return store_text(key, text, len, encoding, is_new, 0);
+	bool		given = false;
+
+	if (!DsaPointerIsValid(text))
+		return false;
+	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE &&
+		(entry->data.stats_since == 0 ||
+		 pgsq_key_equals(&entry->data.key, key)))
+	{
+		pgsq_text_give_locked(entry, text, GetCurrentTimestamp());
+		given = true;
+	}
+	LWLockRelease(&entry->header.lock);
+	if (!given)
+		pgsq_text_discard(text);
+	return given;
 }
 
 /*
- * A palloc'd copy of a statement's text if one was stored at or after
- * since (0: at any time), else NULL.  *stored_at, if given, is set to when
- * the text was stored, or 0 if none is.
+ * Take an entry's text away (InvalidDsaPointer if none) and close it to
+ * texts, before it is dropped; entry lock held exclusively.  The caller
+ * discards the text once it holds no lock.
+ */
+dsa_pointer
+pgsq_text_take(PgsqSharedEntry *entry)
+{
+	dsa_pointer text = InvalidDsaPointer;
+
+	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
+		text = entry->text;
+	entry->text = InvalidDsaPointer;
+	pg_atomic_write_u32(&entry->text_state, PGSQ_TEXT_CLOSED);
+	return text;
+}
+
+/*
+ * Open a new life of an entry to texts; entry lock held exclusively.  A
+ * text given through an older reference since the entry was reused is the
+ * same statement's (same key), and stays.
+ */
+void
+pgsq_text_reopen(PgsqSharedEntry *entry)
+{
+	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_CLOSED)
+		pg_atomic_write_u32(&entry->text_state, PGSQ_TEXT_NONE);
+}
+
+/* When an entry's text was stored, 0 if it has none; entry lock held */
+TimestampTz
+pgsq_text_stored_at(PgsqSharedEntry *entry)
+{
+	int			len;
+	int			encoding;
+	TimestampTz stored_at;
+
+	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_STORED)
+		return 0;
+	(void) pgsq_text_bytes(entry->text, &len, &encoding, &stored_at);
+	return stored_at;
+}
+
+/*
+ * A palloc'd copy of an entry's text, or NULL if it has none; entry lock
+ * held (either mode).  *len, *encoding and *stored_at (0 without a text)
+ * describe it.
  */
 char *
-pgsq_qtext_fetch(const PgsqKey *key, TimestampTz since, int *encoding,
-				 TimestampTz *stored_at)
+pgsq_text_copy(PgsqSharedEntry *entry, int *len, int *encoding,
+			   TimestampTz *stored_at)
 {
-	TextKey		tkey = text_key(key);
-	TextEntry  *entry;
-	char	   *result = NULL;
+	const char *bytes;
 
-	if (stored_at)
-		*stored_at = 0;
-	pgsq_qtext_attach();
-	entry = dshash_find(text_hash, &tkey, false);
-	if (entry == NULL)
+	*stored_at = 0;
+	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_STORED)
 		return NULL;
-	if (DsaPointerIsValid(entry->text) && entry->queryid == key->queryid &&
-		entry->toplevel == key->toplevel)
-	{
-		if (stored_at)
-			*stored_at = entry->stored_at;
-		if (entry->stored_at >= since)
-		{
-			result = pnstrdup(dsa_get_address(text_area, entry->text),
-							  entry->len);
-			*encoding = entry->encoding;
-		}
-	}
-	dshash_release_lock(text_hash, entry);
-	return result;
+	bytes = pgsq_text_bytes(entry->text, len, encoding, stored_at);
+	return pnstrdup(bytes, *len);
 }
 
-/* Remove a statement's text */
-void
-pgsq_qtext_remove(const PgsqKey *key)
+
+/*
+ * The bytes of a text the caller keeps from being freed (it holds the
+ * entry lock, or the text is its own), NUL-terminated, and what describes
+ * them.
+ */
+const char *
+pgsq_text_bytes(dsa_pointer text, int *len, int *encoding,
+				TimestampTz *stored_at)
 {
-	TextKey		tkey = text_key(key);
-	TextEntry  *entry;
+	TextChunk  *tc;
 
 	pgsq_qtext_attach();
-	entry = dshash_find(text_hash, &tkey, true);
-	if (entry == NULL)
-		return;
-	free_text(entry);
-	dshash_delete_entry(text_hash, entry);
-	pg_atomic_fetch_add_u32(&pgsq_state->text_epoch, 1);
+	tc = chunk_of(text);
+	*len = tc->len;
+	*encoding = tc->encoding;
+	*stored_at = tc->stored_at;
+	return tc->bytes;
 }
 
-/* Remove every text, one partition at a time */
+/* Set when a text not given to an entry yet was first stored */
 void
-pgsq_qtext_remove_all(void)
+pgsq_text_set_stored_at(dsa_pointer text, TimestampTz stored_at)
 {
-	dshash_seq_status hstat;
-	TextEntry  *entry;
-
 	pgsq_qtext_attach();
-	dshash_seq_init(&hstat, text_hash, true);
-	while ((entry = dshash_seq_next(&hstat)) != NULL)
-	{
-		free_text(entry);
-		dshash_delete_current(&hstat);
-	}
-	dshash_seq_term(&hstat);
-	pg_atomic_fetch_add_u32(&pgsq_state->text_epoch, 1);
-}
-
-/* Write all texts to the text file; checkpointer, at clean shutdown */
-static void
-save_texts_at_shutdown(int code, Datum arg)
-{
-	FILE	   *file;
-	TextFileHeader header;
-	dshash_seq_status hstat;
-	TextEntry  *entry;
-
-	if (code != 0 || !pgsq_save)
-	{
-		unlink(PGSQ_TEXT_FILE);
-		return;
-	}
-
-	pgsq_qtext_attach();
-	file = AllocateFile(PGSQ_TEXT_FILE_TMP, PG_BINARY_W);
-	if (file == NULL)
-		goto error;
-
-	memset(&header, 0, sizeof(header));
-	header.magic = PGSQ_TEXT_FILE_MAGIC;
-	header.version = PGSQ_TEXT_FILE_VERSION;
-	header.pg_major = PG_VERSION_NUM / 100;
-	header.stats_reset = pgsq_state->stats_reset;
-	header.dealloc = pg_atomic_read_u64(&pgsq_state->dealloc);
-	header.evicted_entries = pg_atomic_read_u64(&pgsq_state->evicted_entries);
-	header.texts_missing = pg_atomic_read_u64(&pgsq_state->texts_missing);
-	if (fwrite(&header, sizeof(header), 1, file) != 1)
-		goto error;
-
-	dshash_seq_init(&hstat, text_hash, false);
-	while ((entry = dshash_seq_next(&hstat)) != NULL)
-	{
-		TextFileRecord rec;
-
-		if (!DsaPointerIsValid(entry->text))
-			continue;
-		memset(&rec, 0, sizeof(rec));
-		rec.key.userid = entry->key.userid;
-		rec.key.dbid = entry->key.dbid;
-		rec.key.queryid = entry->queryid;
-		rec.key.toplevel = entry->toplevel;
-		rec.stored_at = entry->stored_at;
-		rec.encoding = entry->encoding;
-		rec.len = entry->len;
-		if (fwrite(&rec, sizeof(rec), 1, file) != 1 ||
-			fwrite(dsa_get_address(text_area, entry->text), 1, rec.len, file) != (size_t) rec.len)
-		{
-			dshash_seq_term(&hstat);
-			goto error;
-		}
-	}
-	dshash_seq_term(&hstat);
-
-	if (FreeFile(file) != 0)
-	{
-		file = NULL;
-		goto error;
-	}
-	(void) durable_rename(PGSQ_TEXT_FILE_TMP, PGSQ_TEXT_FILE, LOG);
-	qtext_detach(0, 0);
-	return;
-
-error:
-	ereport(LOG,
-			(errcode_for_file_access(),
-			 errmsg("could not write file \"%s\": %m", PGSQ_TEXT_FILE_TMP)));
-	if (file)
-		FreeFile(file);
-	unlink(PGSQ_TEXT_FILE_TMP);
-	qtext_detach(0, 0);
-}
-
-/* Read the text file back; startup process, before any query runs */
-static void
-load_texts_at_startup(void)
-{
-	FILE	   *file;
-	TextFileHeader header;
-	TextFileRecord rec;
-	struct stat st;
-	char	   *buf = NULL;
-	int			bufsize = 0;
-	off_t		left;
-
-	/*
-	 * The statistics file exists only after a clean shutdown; without it the
-	 * entries are gone, and so must their texts be.
-	 */
-	if (!pgsq_save || stat(PGSTAT_STAT_PERMANENT_FILENAME, &st) != 0)
-	{
-		unlink(PGSQ_TEXT_FILE);
-		return;
-	}
-
-	file = AllocateFile(PGSQ_TEXT_FILE, PG_BINARY_R);
-	if (file == NULL)
-	{
-		if (errno != ENOENT)
-			ereport(LOG,
-					(errcode_for_file_access(),
-					 errmsg("could not read file \"%s\": %m", PGSQ_TEXT_FILE)));
-		return;
-	}
-
-	/* every length read is checked against what is left of the file */
-	if (fstat(fileno(file), &st) != 0)
-		goto corrupt;
-	left = st.st_size;
-
-	if (left < (off_t) sizeof(header) ||
-		fread(&header, sizeof(header), 1, file) != 1 ||
-		header.magic != PGSQ_TEXT_FILE_MAGIC ||
-		header.version != PGSQ_TEXT_FILE_VERSION ||
-		header.pg_major != PG_VERSION_NUM / 100)
-		goto corrupt;
-
-	pgsq_state->stats_reset = header.stats_reset;
-	pg_atomic_write_u64(&pgsq_state->dealloc, header.dealloc);
-	pg_atomic_write_u64(&pgsq_state->evicted_entries, header.evicted_entries);
-	pg_atomic_write_u64(&pgsq_state->texts_missing, header.texts_missing);
-
-	left -= sizeof(header);
-
-	while (left > 0)
-	{
-		if (left < (off_t) sizeof(rec) ||
-			fread(&rec, sizeof(rec), 1, file) != 1)
-			goto corrupt;
-		left -= sizeof(rec);
-		if (rec.len < 0 || rec.len > left || rec.len >= MaxAllocSize ||
-			!PG_VALID_BE_ENCODING(rec.encoding))
-			goto corrupt;
-		left -= rec.len;
-		if (rec.len + 1 > bufsize)
-		{
-			bufsize = Max(rec.len + 1, 2 * bufsize);
-			buf = buf ? repalloc(buf, bufsize) : palloc(bufsize);
-		}
-		if (fread(buf, 1, rec.len, file) != (size_t) rec.len)
-			goto corrupt;
-		(void) store_text(&rec.key, buf, rec.len, rec.encoding, true,
-						  rec.stored_at);
-	}
-
-	FreeFile(file);
-	unlink(PGSQ_TEXT_FILE);
-	return;
-
-corrupt:
-	ereport(LOG,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("ignoring invalid pg_stat_queries text file \"%s\"",
-					PGSQ_TEXT_FILE)));
-	FreeFile(file);
-	unlink(PGSQ_TEXT_FILE);
-}
-
-/* Per-process setup: the startup process loads, the checkpointer saves */
-void
-pgsq_qtext_init_backend(void)
-{
-	if (pgsq_state == NULL)
-		return;
-	if (MyBackendType == B_STARTUP)
-		load_texts_at_startup();
-	else if (MyBackendType == B_CHECKPOINTER)
-		before_shmem_exit(save_texts_at_shutdown, 0);
+	chunk_of(text)->stored_at = stored_at;
 }

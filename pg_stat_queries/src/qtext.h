@@ -9,47 +9,48 @@
 #define PGSQ_QTEXT_H
 
 #include "pg_stat_queries.h"
+#include "utils/dsa.h"
+
+/*
+ * What an entry's text pointer holds (PgsqSharedEntry.text_state).  CLOSED:
+ * its text was taken away because the entry is being dropped, and none may
+ * be given to it any more, lest that one be lost with the entry; a new life
+ * of the entry (reused by the statistics system) opens it again.
+ */
+typedef enum PgsqTextState
+{
+	PGSQ_TEXT_NONE = 0,
+	PGSQ_TEXT_STORED,
+	PGSQ_TEXT_CLOSED,
+} PgsqTextState;
 
 extern Size pgsq_qtext_shmem_size(void);
 extern void pgsq_qtext_shmem_init(PgsqSharedState *state, bool found);
-extern void pgsq_qtext_init_backend(void);
 extern void pgsq_qtext_attach(void);
-extern bool pgsq_qtext_store(const PgsqKey *key, const char *text, int len,
-							 int encoding, bool is_new);
-extern char *pgsq_qtext_fetch(const PgsqKey *key, TimestampTz since,
-							  int *encoding, TimestampTz *stored_at);
-extern void pgsq_qtext_remove(const PgsqKey *key);
-extern void pgsq_qtext_remove_all(void);
-extern void pgsq_qtext_drop_orphans(void);
+extern dsa_area *pgsq_text_area(void);
 
-/*
- * An entry's has_text hint spares a lookup of its text, but a text can be
- * removed (reset, eviction) just after a backend found it and before it set
- * the hint, for an entry of the same statement created meanwhile.  So the
- * hint records the text epoch read before the text was looked up or stored,
- * and every removal of texts advances the epoch afterwards: a hint set
- * before a removal no longer matches.
- */
-static inline uint32
-pgsq_qtext_epoch(void)
-{
-	return pg_atomic_read_u32(&pgsq_state->text_epoch);
-}
+extern dsa_pointer pgsq_text_prepare(const char *text, int len, int encoding);
+extern void pgsq_text_discard(dsa_pointer text);
+extern void pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text,
+							   TimestampTz now);
+extern bool pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key,
+						   dsa_pointer text);
+extern void pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text,
+								  TimestampTz stored_at);
+extern dsa_pointer pgsq_text_take(PgsqSharedEntry *entry);
+extern void pgsq_text_reopen(PgsqSharedEntry *entry);
+extern TimestampTz pgsq_text_stored_at(PgsqSharedEntry *entry);
+extern char *pgsq_text_copy(PgsqSharedEntry *entry, int *len, int *encoding,
+							TimestampTz *stored_at);
+extern const char *pgsq_text_bytes(dsa_pointer text, int *len,
+								   int *encoding, TimestampTz *stored_at);
+extern void pgsq_text_set_stored_at(dsa_pointer text, TimestampTz stored_at);
 
-/* Does the hint say the entry's text is stored? */
+/* Has the entry a text?  Read without its lock: a hint */
 static inline bool
-pgsq_text_hint_valid(PgsqSharedEntry *entry)
+pgsq_text_hint(PgsqSharedEntry *entry)
 {
-	uint32		hint = pg_atomic_read_u32(&entry->has_text);
-
-	return hint != 0 && hint == pgsq_qtext_epoch() + 1;
-}
-
-/* The text was found or stored; epoch was read before looking */
-static inline void
-pgsq_text_hint_set(PgsqSharedEntry *entry, uint32 epoch)
-{
-	pg_atomic_write_u32(&entry->has_text, epoch + 1);
+	return pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_NONE;
 }
 
 #endif							/* PGSQ_QTEXT_H */

@@ -120,8 +120,6 @@ mark_seen(uint64 objid)
 static struct
 {
 	bool		valid;
-	bool		text_stored;	/* its text was stored at parse analysis */
-	uint32		text_epoch;		/* text epoch read before it was stored */
 	uint64		objid;
 }			fresh_entry;
 
@@ -130,7 +128,6 @@ static void
 remember_fresh_entry(uint64 objid)
 {
 	fresh_entry.valid = true;
-	fresh_entry.text_stored = false;
 	fresh_entry.objid = objid;
 }
 
@@ -142,26 +139,13 @@ pgsq_is_fresh_entry(const PgsqKey *key)
 }
 
 /*
- * Note that the fresh entry's text is stored, for its first execution;
- * epoch is the text epoch read before it was.
- */
-void
-pgsq_fresh_entry_text_stored(uint32 epoch)
-{
-	fresh_entry.text_stored = true;
-	fresh_entry.text_epoch = epoch;
-}
-
-/*
  * Merge the first execution of the fresh entry into it, looked up in the
  * shared hash and held by its partition lock (shared) instead of by a
  * reference.  Returns false if it is not the fresh entry or if the entry
  * was dropped since: the caller then records the execution as usual.
- * *text_stored says whether parse analysis stored the entry's text.
  */
 bool
-pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
-				 bool *text_stored)
+pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
 {
 	PgStat_HashKey hkey;
 	PgStatShared_HashEntry *hent;
@@ -170,7 +154,6 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 	if (!pgsq_is_fresh_entry(key))
 		return false;
 	fresh_entry.valid = false;
-	*text_stored = fresh_entry.text_stored;
 	hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, fresh_entry.objid);
 	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
 	if (hent == NULL)
@@ -183,8 +166,6 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
 		calls_before = pgsq_merge_locked(entry, key, counters);
 		LWLockRelease(&entry->header.lock);
-		if (fresh_entry.text_stored)
-			pgsq_text_hint_set(entry, fresh_entry.text_epoch);
 		pgsq_entry_used(entry);
 		pgsq_touch_entry(entry, counters->exec.calls, calls_before);
 		merged = true;
@@ -195,23 +176,30 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
 
 /*
  * Create a statement's entry without a reference (store.c), holding first
- * if given, in room reserved for it first (eviction.c): refused if there is
- * none.  Unless refused, the statement has an entry now (made here or by
- * another backend): it is marked seen.
+ * if given and its text made from src if given, in room reserved for it
+ * first (eviction.c): refused if there is none.  The text is made before
+ * the hash partition is locked, and freed if another backend made the
+ * entry first.  Unless refused, the statement has an entry now (made here
+ * or by another backend): it is marked seen.
  */
 static PgsqCreateResult
 create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
-			 uint32 usage)
+			 uint32 usage, const PgsqTextSource *src)
 {
 	PgsqCreateResult result;
+	dsa_pointer text;
 
 	if (!pgsq_reserve_entry())
 		return CREATE_REFUSED;
-	result = pgsq_create_unreferenced(key, objid, first, usage);
+	text = src != NULL ? pgsq_statement_text(key, src) : InvalidDsaPointer;
+	result = pgsq_create_unreferenced(key, objid, first, usage, text);
 	if (result == CREATE_DONE)
 		pgsq_entry_created(objid);
 	else
+	{
+		pgsq_text_discard(text);
 		pgsq_entry_not_created();
+	}
 	if (result != CREATE_REFUSED)
 		mark_seen(objid);		/* it has an entry: look it up next time */
 	return result;
@@ -230,7 +218,7 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
  */
 PgsqCreateResult
 pgsq_create_first(const PgsqKey *key, uint64 objid,
-				  const PgsqCounters *counters)
+				  const PgsqCounters *counters, const PgsqTextSource *src)
 {
 	PgsqCreateResult result;
 
@@ -238,7 +226,7 @@ pgsq_create_first(const PgsqKey *key, uint64 objid,
 		return CREATE_EXISTS;	/* pgsq_entry_ref sorts it out */
 
 	/* its first execution marks it used, as pgsq_entry_used would */
-	result = create_entry(key, objid, counters, 1);
+	result = create_entry(key, objid, counters, 1, src);
 	if (result == CREATE_REFUSED)
 		count_refused();
 	return result;
@@ -583,34 +571,32 @@ pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
 
 /*
  * At parse analysis of a statement with constants: see that it has an
- * entry, so that a new one gets its text normalized from the constants'
- * locations at hand.  A statement this backend refers to has one, and
+ * entry, so that a new one gets its text (src) normalized from the
+ * constants' locations at hand.  A statement this backend refers to has one, and
  * needs nothing more: its text is seen to when it ends.  One this backend
  * never saw is most likely new: its entry is created without a lookup
  * first.  One seen before is looked up, and created if missing (after a
- * reset or an eviction).  Returns true if the entry was created here,
- * without a reference: pgsq_is_fresh_entry then holds until the statement's
- * first execution, which goes into the entry directly.  *stale is set when
+ * reset or an eviction).  An entry created here has no reference from
+ * this backend: pgsq_is_fresh_entry then holds until the statement's first
+ * execution, which goes into the entry directly.  Nothing is created while
  * this backend's reference to the statement's dropped entry cannot be
- * collected yet (see pgsq_entry_ref): its counts will be parked.  At the
- * bound, nothing is created or counted here: the execution is, when it
- * ends.
+ * collected yet (see pgsq_entry_ref): its counts will be parked, with its
+ * text.  At the bound, nothing is created or counted here: the execution
+ * is, when it ends.
  */
-bool
-pgsq_parse_see_entry(const PgsqKey *key, bool *stale)
+void
+pgsq_parse_see_entry(const PgsqKey *key, const PgsqTextSource *src)
 {
 	uint64		objid = pgsq_objid(key);
+	bool		stale = false;
 
-	*stale = false;
 	if (known_live_ref(objid) != NULL)
-		return false;
+		return;
 	if (seen_objid(objid) &&
-		(look_up_existing(objid, stale) != NULL || *stale))
-		return false;
+		(look_up_existing(objid, &stale) != NULL || stale))
+		return;
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
-		return false;
-	if (create_entry(key, objid, NULL, 0) != CREATE_DONE)
-		return false;			/* made by another backend, or refused */
-	remember_fresh_entry(objid);
-	return true;
+		return;
+	if (create_entry(key, objid, NULL, 0, src) == CREATE_DONE)
+		remember_fresh_entry(objid);
 }

@@ -10,6 +10,7 @@
 
 #include "pg_stat_queries.h"
 #include "store.h"
+#include "textsource.h"
 
 extern uint32 pgsq_refs_gen;
 extern uint64 pgsq_refs_gen_gc;
@@ -17,16 +18,17 @@ extern uint64 pgsq_refs_gen_drops;
 
 extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, uint64 objid,
 									   bool *stale);
-extern bool pgsq_parse_see_entry(const PgsqKey *key, bool *stale);
+extern void pgsq_parse_see_entry(const PgsqKey *key,
+								 const PgsqTextSource *src);
 extern uint32 pgsq_refs_generation_advance(uint64 gc);
 extern bool pgsq_is_fresh_entry(const PgsqKey *key);
-extern void pgsq_fresh_entry_text_stored(uint32 epoch);
-extern bool pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters,
-							 bool *text_stored);
+extern bool pgsq_merge_fresh(const PgsqKey *key,
+							 const PgsqCounters *counters);
 extern PgStat_EntryRef *pgsq_lookup_entry_ref(uint64 objid, bool *stale,
 											  bool *missing);
 extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,
-										  const PgsqCounters *counters);
+										  const PgsqCounters *counters,
+										  const PgsqTextSource *src);
 extern void pgsq_flush_refused(void);
 extern void pgsq_refs_reserve_memory(void);
 

@@ -5,8 +5,8 @@
  *
  * Scans take the shared hash's partition locks shared, one at a time, and
  * each entry's lock while it is copied or changed; executing queries never
- * wait for a whole scan.  Texts of dropped entries are removed after every
- * partition lock is released (see the locking rules in docs/design.md).
+ * wait for a whole scan.  An entry's text is copied, or taken away and
+ * freed, with the entry (see the locking rules in docs/design.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -21,37 +21,55 @@
 
 /*
  * Copy the data of every initialized entry changed at or after since (all
- * of them for 0) into a palloc'd array.  Partition locks are taken shared,
- * one at a time, and each entry's lock shared while it is checked and
- * copied; nothing else is done under them.
+ * of them for 0) into a palloc'd array.  With texts, also copy the text of
+ * each entry of text_user (every user's for InvalidOid) that was stored at
+ * or after since, or whose entry is that new (a reader of changes that
+ * came before cannot have had it).  Partition locks are taken shared, one
+ * at a time, and each entry's lock shared while it is checked and copied;
+ * nothing else is done under them.
  */
 int
-pgsq_collect_entries(PgsqEntryData **entries, TimestampTz since)
+pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
+					 bool texts, Oid text_user)
 {
 	dshash_seq_status hstat;
 	PgsqSharedEntry *entry;
 	int			n = 0;
 	int			size = 256;
-	PgsqEntryData *result = palloc(size * sizeof(PgsqEntryData));
+	PgsqEntryCopy *result = palloc(size * sizeof(PgsqEntryCopy));
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
 	{
-		bool		wanted;
+		PgsqEntryCopy *copy;
 
 		if (n == size)
 		{
 			size *= 2;
-			result = repalloc_huge(result, size * sizeof(PgsqEntryData));
+			result = repalloc_huge(result, size * sizeof(PgsqEntryCopy));
 		}
+		copy = &result[n];
 		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		wanted = entry->data.stats_since != 0 &&
-			entry->data.changed_at >= since;
-		if (wanted)
-			result[n] = entry->data;
-		LWLockRelease(&entry->header.lock);
-		if (wanted)
+		if (entry->data.stats_since != 0 && entry->data.changed_at >= since)
+		{
+			copy->data = entry->data;
+			copy->text = NULL;
+			if (texts && (text_user == InvalidOid ||
+						  text_user == entry->data.key.userid))
+				copy->text = pgsq_text_copy(entry, &copy->text_len,
+											&copy->encoding,
+											&copy->text_stored_at);
+			else
+				copy->text_stored_at = pgsq_text_stored_at(entry);
+			if (copy->text != NULL && copy->text_stored_at < since &&
+				entry->data.stats_since < since)
+			{
+				pfree(copy->text);
+				copy->text = NULL;
+			}
 			n++;
+		}
+		LWLockRelease(&entry->header.lock);
 	}
 	dshash_seq_term(&hstat);
 
@@ -92,6 +110,39 @@ pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data)
 	return found;
 }
 
+/*
+ * A palloc'd copy of the text stored for a statement, or NULL; looked up
+ * in the shared hash, under its partition lock (shared) and then the entry
+ * lock, as in a scan.
+ */
+char *
+pgsq_fetch_text(const PgsqKey *key, int *len)
+{
+	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
+											   pgsq_objid(key));
+	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
+	char	   *text = NULL;
+
+	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+	if (hent == NULL)
+		return NULL;
+	entry = pgsq_shared_entry_of(hent);
+	if (entry != NULL)
+	{
+		int			encoding;
+		TimestampTz stored_at;
+
+		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		if (entry->data.stats_since != 0 &&
+			pgsq_key_equals(&entry->data.key, key))
+			text = pgsq_text_copy(entry, len, &encoding, &stored_at);
+		LWLockRelease(&entry->header.lock);
+	}
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	return text;
+}
+
 /* Count our entries, initialized or not, one partition at a time */
 int64
 pgsq_count_entries(void)
@@ -125,27 +176,32 @@ filter_matches(const PgsqResetFilter *filter, const PgsqEntryData *data)
 typedef struct DropMatching
 {
 	const PgsqResetFilter *filter;
-	List	   *dropped;		/* PgsqKey copies, for text removal */
 	int64		count;			/* entries dropped */
 } DropMatching;
 
-/* pgstat_drop_matching_entries callback: pick our entries to drop */
+/*
+ * pgstat_drop_matching_entries callback: pick our entries to drop, and
+ * free their texts (our text area's locks are taken last of all).
+ */
 static bool
 drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 {
 	DropMatching *state = (DropMatching *) DatumGetPointer(arg);
 	PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
+	bool		drop;
+	dsa_pointer text = InvalidDsaPointer;
 
-	if (entry == NULL || !filter_matches(state->filter, &entry->data))
+	if (entry == NULL)
 		return false;
+	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+	drop = filter_matches(state->filter, &entry->data);
+	if (drop)
+		text = pgsq_text_take(entry);
+	LWLockRelease(&entry->header.lock);
+	if (!drop)
+		return false;
+	pgsq_text_discard(text);
 	state->count++;
-	if (entry->data.stats_since != 0)
-	{
-		PgsqKey    *key = palloc(sizeof(PgsqKey));
-
-		*key = entry->data.key;
-		state->dropped = lappend(state->dropped, key);
-	}
 	return true;
 }
 
@@ -194,8 +250,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 	}
 	else
 	{
-		DropMatching state = {filter, NIL, 0};
-		ListCell   *lc;
+		DropMatching state = {filter, 0};
 
 		/* counts kept aside before this reset must not outlive it */
 		pg_atomic_add_fetch_u64(&pgsq_state->reset_count, 1);
@@ -206,16 +261,6 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 		pgstat_request_entry_refs_gc();
 		pgsq_entries_removed(state.count);
 		pg_atomic_add_fetch_u64(&pgsq_state->resets_done, 1);
-
-		/* texts only now, with no pgstat lock held */
-		if (full)
-			pgsq_qtext_remove_all();
-		else
-		{
-			foreach(lc, state.dropped)
-				pgsq_qtext_remove((PgsqKey *) lfirst(lc));
-		}
-		list_free_deep(state.dropped);
 
 		if (full)
 		{

@@ -19,8 +19,20 @@ typedef struct PgsqResetFilter
 	int64		queryid;
 } PgsqResetFilter;
 
-extern int	pgsq_collect_entries(PgsqEntryData **entries, TimestampTz since);
+/* An entry's data and text, as collected for the SQL functions */
+typedef struct PgsqEntryCopy
+{
+	PgsqEntryData data;
+	char	   *text;			/* palloc'd; NULL if none or not wanted */
+	int			text_len;
+	int			encoding;
+	TimestampTz text_stored_at; /* when it was stored; 0 if none */
+} PgsqEntryCopy;
+
+extern int	pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
+								 bool texts, Oid text_user);
 extern bool pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data);
+extern char *pgsq_fetch_text(const PgsqKey *key, int *len);
 extern int64 pgsq_count_entries(void);
 extern TimestampTz pgsq_reset_entries(const PgsqResetFilter *filter,
 									  bool minmax_only);

@@ -18,6 +18,7 @@
 #include "common/hashfn.h"
 #include "counters.h"
 #include "lib/dshash.h"
+#include "qtext.h"
 #include "store.h"
 #include "utils/timestamp.h"
 
@@ -102,23 +103,24 @@ start_entry_data(PgsqEntryData *data, const PgsqKey *key)
 
 /*
  * Give a new (or reused dropped) entry its key and start time, so it can be
- * found and evicted, and start its hints afresh.
+ * found and evicted, start its hints afresh and open it to texts.
  */
 void
 pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
 {
-	pg_atomic_write_u32(&entry->has_text, 0);
 	pg_atomic_write_u32(&entry->usage, 0);
 	pg_atomic_write_u32(&entry->swept_pass, 0);
 
 	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
 	(void) start_entry_data(&entry->data, key);
+	pgsq_text_reopen(entry);
 	LWLockRelease(&entry->header.lock);
 }
 
 /*
- * Create a statement's entry, holding its first counts if given, without
- * taking a reference to it, so that this backend has nothing to collect
+ * Create a statement's entry, holding its first counts if given and its
+ * text if valid (a chunk from pgsq_text_prepare, which becomes the entry's
+ * only if CREATE_DONE), without taking a reference to it, so that this backend has nothing to collect
  * when the entry is dropped, and a drop frees it at once unless another
  * backend references it.  The entry is filled while its hash partition is
  * locked exclusively: nobody can find it before, so its own lock is not
@@ -129,7 +131,8 @@ pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
  */
 PgsqCreateResult
 pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
-						 const PgsqCounters *first, uint32 usage)
+						 const PgsqCounters *first, uint32 usage,
+						 dsa_pointer text)
 {
 	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
 	PgStatShared_HashEntry *hent;
@@ -154,14 +157,15 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 	}
 
 	/*
-	 * pgstat_init_entry zeroed it: the text hint starts unset.  The clock is
-	 * read once, under the partition lock, for the start time and the first
-	 * change: a reader of changes that did not see the entry looked at this
+	 * pgstat_init_entry zeroed it: it has no text.  The clock is read once,
+	 * under the partition lock, for the start time, the first change and the
+	 * text's: a reader of changes that did not see the entry looked at this
 	 * partition before, so its own start time is earlier.
 	 */
 	now = start_entry_data(&entry->data, key);
 	if (first != NULL)
 		pgsq_fill_new_entry(&entry->data, first, now);
+	pgsq_text_give_new(entry, text, now);
 	pg_atomic_write_u32(&entry->usage, usage);
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 	return CREATE_DONE;
@@ -190,29 +194,32 @@ pgsq_drop_entry(Oid dboid, uint64 objid)
  * at the start of the data in every layout, and a started entry has a
  * nonzero query id and its layout, both set under the entry lock (taken
  * here too) or before the entry could be found; an entry another backend
- * has created but not started yet is all zeros and kept.
+ * has created but not started yet is all zeros and kept.  The text of an
+ * entry dropped is freed.
  */
 static bool
 written_by_earlier_version(PgStatShared_HashEntry *hent, Datum arg)
 {
 	int64	   *count = (int64 *) DatumGetPointer(arg);
 	PgsqSharedEntry *entry;
-	bool		other_layout;
+	bool		drop = true;
+	dsa_pointer text;
 
 	if (hent->key.kind != PGSQ_STATS_KIND)
 		return false;
+
+	/* pgstat_drop_matching_entries passes live entries only */
+	entry = pgsq_shared_entry_of(hent);
+	Assert(entry != NULL);
+	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
 	if (hent->key.dboid == PGSQ_KEY_DBOID)
-	{
-		/* pgstat_drop_matching_entries passes live entries only */
-		entry = pgsq_shared_entry_of(hent);
-		Assert(entry != NULL);
-		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		other_layout = entry->data.layout != PGSQ_ENTRY_LAYOUT &&
+		drop = entry->data.layout != PGSQ_ENTRY_LAYOUT &&
 			entry->data.key.queryid != INT64CONST(0);
-		LWLockRelease(&entry->header.lock);
-		if (!other_layout)
-			return false;
-	}
+	text = drop ? pgsq_text_take(entry) : InvalidDsaPointer;
+	LWLockRelease(&entry->header.lock);
+	if (!drop)
+		return false;
+	pgsq_text_discard(text);
 	(*count)++;
 	return true;
 }

@@ -31,7 +31,8 @@ extern void pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key);
 extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
 												 uint64 objid,
 												 const PgsqCounters *first,
-												 uint32 usage);
+												 uint32 usage,
+												 dsa_pointer text);
 extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
 extern int64 pgsq_drop_foreign_entries(void);
 

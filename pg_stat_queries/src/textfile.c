@@ -1,0 +1,384 @@
+/*-------------------------------------------------------------------------
+ *
+ * textfile.c
+ *		The query text file, which keeps texts across a clean shutdown.
+ *
+ * The checkpointer writes every entry's text to pg_stat/pg_stat_queries.texts
+ * at its last flush of statistics, right before the statistics system
+ * writes its own file.  The startup process reads it back before the
+ * statistics system restores its entries, and keeps the texts aside in
+ * shared memory; the first client backend gives them to their entries and
+ * frees those whose entries were not restored.  After a crash the
+ * statistics system discards its entries, so the text file is discarded
+ * too.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "qtext.h"
+#include "settings.h"
+#include "store.h"
+#include "textfile.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/dshash.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/fd.h"
+#include "utils/dsa.h"
+#include "utils/memutils.h"
+
+#define PGSQ_TEXT_FILE "pg_stat/pg_stat_queries.texts"
+#define PGSQ_TEXT_FILE_TMP PGSQ_TEXT_FILE ".tmp"
+#define PGSQ_TEXT_FILE_MAGIC 0x50475351 /* "PGSQ" */
+#define PGSQ_TEXT_FILE_VERSION 2
+
+/* A text read at startup, waiting for its entry */
+typedef struct LoadedText
+{
+	PgsqKey		key;
+	dsa_pointer text;
+} LoadedText;
+
+/* The texts read at startup (PgsqSharedState.loaded_texts) */
+typedef struct LoadedTexts
+{
+	int			count;
+	int			size;
+	LoadedText	texts[FLEXIBLE_ARRAY_MEMBER];
+} LoadedTexts;
+
+/* Header of the text file */
+typedef struct TextFileHeader
+{
+	uint32		magic;
+	uint32		version;
+	uint32		pg_major;
+	TimestampTz stats_reset;
+	uint64		dealloc;
+	uint64		evicted_entries;
+	uint64		texts_missing;
+} TextFileHeader;
+
+/* One record of the text file, followed by len bytes of text */
+typedef struct TextFileRecord
+{
+	PgsqKey		key;
+	TimestampTz stored_at;
+	int32		encoding;
+	int32		len;
+} TextFileRecord;
+
+/*
+ * Give each text read at startup to its entry, restored by the statistics
+ * system meanwhile; free those whose entries were not restored (it discards
+ * its whole file when any of it is damaged).  The first client backend
+ * does it, before any statement is tracked.
+ */
+void
+pgsq_textfile_give_loaded(void)
+{
+	dsa_pointer loaded_ptr;
+	LoadedTexts *loaded;
+	dsa_area   *area;
+	int			dropped = 0;
+
+	LWLockAcquire(pgsq_state->lock, LW_EXCLUSIVE);
+	loaded_ptr = pgsq_state->loaded_texts;
+	pgsq_state->loaded_texts = InvalidDsaPointer;
+	LWLockRelease(pgsq_state->lock);
+	if (!DsaPointerIsValid(loaded_ptr))
+		return;
+
+	area = pgsq_text_area();
+	loaded = (LoadedTexts *) dsa_get_address(area, loaded_ptr);
+	for (int i = 0; i < loaded->count; i++)
+	{
+		LoadedText *lt = &loaded->texts[i];
+		PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
+												   pgsq_objid(&lt->key));
+		PgStatShared_HashEntry *hent;
+		PgsqSharedEntry *entry;
+		bool		given = false;
+
+		hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+		entry = hent != NULL ? pgsq_shared_entry_of(hent) : NULL;
+		if (entry != NULL)
+		{
+			LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+			if (entry->data.stats_since != 0 &&
+				pgsq_key_equals(&entry->data.key, &lt->key) &&
+				pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE)
+			{
+				int			len;
+				int			encoding;
+				TimestampTz stored_at;
+
+				(void) pgsq_text_bytes(lt->text, &len, &encoding, &stored_at);
+				pgsq_text_give_locked(entry, lt->text, stored_at);
+				given = true;
+			}
+			LWLockRelease(&entry->header.lock);
+		}
+		if (hent != NULL)
+			dshash_release_lock(pgStatLocal.shared_hash, hent);
+		if (!given)
+		{
+			pgsq_text_discard(lt->text);
+			dropped++;
+		}
+	}
+	dsa_free(area, loaded_ptr);
+
+	if (dropped > 0)
+		ereport(LOG,
+				(errmsg("pg_stat_queries removed %d query texts whose statistics were not restored",
+						dropped)));
+}
+
+/* Keep a text read at startup for its entry, growing the list as needed */
+static void
+add_loaded(const PgsqKey *key, dsa_pointer text)
+{
+	dsa_area   *area = pgsq_text_area();
+	dsa_pointer loaded_ptr = pgsq_state->loaded_texts;
+	LoadedTexts *loaded = DsaPointerIsValid(loaded_ptr) ?
+		(LoadedTexts *) dsa_get_address(area, loaded_ptr) : NULL;
+
+	if (loaded == NULL || loaded->count == loaded->size)
+	{
+		int			size = loaded == NULL ? 256 : loaded->size * 2;
+		dsa_pointer grown;
+		LoadedTexts *bigger;
+
+		grown = dsa_allocate_extended(area,
+									  offsetof(LoadedTexts, texts) +
+									  size * sizeof(LoadedText),
+									  DSA_ALLOC_HUGE);
+		bigger = (LoadedTexts *) dsa_get_address(area, grown);
+		bigger->size = size;
+		bigger->count = 0;
+		if (loaded != NULL)
+		{
+			bigger->count = loaded->count;
+			memcpy(bigger->texts, loaded->texts,
+				   loaded->count * sizeof(LoadedText));
+			dsa_free(area, loaded_ptr);
+		}
+		loaded = bigger;
+		pgsq_state->loaded_texts = grown;
+	}
+	loaded->texts[loaded->count].key = *key;
+	loaded->texts[loaded->count].text = text;
+	loaded->count++;
+}
+
+/* Write one text to the text file; false on a write error */
+static bool
+write_text(FILE *file, const PgsqKey *key, dsa_pointer text)
+{
+	TextFileRecord rec;
+	const char *bytes;
+	int			len;
+	int			encoding;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.key = *key;
+	bytes = pgsq_text_bytes(text, &len, &encoding, &rec.stored_at);
+	rec.encoding = encoding;
+	rec.len = len;
+	return fwrite(&rec, sizeof(rec), 1, file) == 1 &&
+		fwrite(bytes, 1, rec.len, file) == (size_t) rec.len;
+}
+
+/*
+ * Write all texts to the text file: the checkpointer, at its last flush of
+ * statistics, right before the statistics system writes its file.  Texts
+ * read at startup and not yet given to entries (no client backend came)
+ * are written too.  Nothing else runs then, but entry locks are taken as
+ * the locking rules say.
+ */
+void
+pgsq_textfile_save(void)
+{
+	FILE	   *file;
+	TextFileHeader header;
+	dshash_seq_status hstat;
+	PgsqSharedEntry *entry;
+	bool		failed = false;
+
+	if (!pgsq_save)
+	{
+		unlink(PGSQ_TEXT_FILE);
+		return;
+	}
+
+	file = AllocateFile(PGSQ_TEXT_FILE_TMP, PG_BINARY_W);
+	if (file == NULL)
+		goto error;
+
+	memset(&header, 0, sizeof(header));
+	header.magic = PGSQ_TEXT_FILE_MAGIC;
+	header.version = PGSQ_TEXT_FILE_VERSION;
+	header.pg_major = PG_VERSION_NUM / 100;
+	header.stats_reset = pgsq_state->stats_reset;
+	header.dealloc = pg_atomic_read_u64(&pgsq_state->dealloc);
+	header.evicted_entries = pg_atomic_read_u64(&pgsq_state->evicted_entries);
+	header.texts_missing = pg_atomic_read_u64(&pgsq_state->texts_missing);
+	if (fwrite(&header, sizeof(header), 1, file) != 1)
+		goto error;
+
+	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+	while (!failed && (entry = pgsq_scan_next_entry(&hstat)) != NULL)
+	{
+		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		if (entry->data.stats_since != 0 &&
+			pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
+			failed = !write_text(file, &entry->data.key, entry->text);
+		LWLockRelease(&entry->header.lock);
+	}
+	dshash_seq_term(&hstat);
+	if (failed)
+		goto error;
+
+	if (DsaPointerIsValid(pgsq_state->loaded_texts))
+	{
+		LoadedTexts *loaded = (LoadedTexts *)
+			dsa_get_address(pgsq_text_area(), pgsq_state->loaded_texts);
+
+		for (int i = 0; i < loaded->count; i++)
+		{
+			if (!write_text(file, &loaded->texts[i].key, loaded->texts[i].text))
+				goto error;
+		}
+	}
+
+	if (FreeFile(file) != 0)
+	{
+		file = NULL;
+		goto error;
+	}
+	(void) durable_rename(PGSQ_TEXT_FILE_TMP, PGSQ_TEXT_FILE, LOG);
+	return;
+
+error:
+	ereport(LOG,
+			(errcode_for_file_access(),
+			 errmsg("could not write file \"%s\": %m", PGSQ_TEXT_FILE_TMP)));
+	if (file)
+		FreeFile(file);
+	unlink(PGSQ_TEXT_FILE_TMP);
+}
+
+/*
+ * Read the text file back; startup process, before the statistics system
+ * restores its entries and before any query runs.  The texts wait in
+ * loaded_texts for the first client backend to give them to their entries.
+ */
+static void
+load_texts_at_startup(void)
+{
+	FILE	   *file;
+	TextFileHeader header;
+	TextFileRecord rec;
+	struct stat st;
+	char	   *buf = NULL;
+	int			bufsize = 0;
+	off_t		left;
+
+	/*
+	 * The statistics file exists only after a clean shutdown; without it the
+	 * entries are gone, and so must their texts be.
+	 */
+	if (!pgsq_save || stat(PGSTAT_STAT_PERMANENT_FILENAME, &st) != 0)
+	{
+		unlink(PGSQ_TEXT_FILE);
+		return;
+	}
+
+	file = AllocateFile(PGSQ_TEXT_FILE, PG_BINARY_R);
+	if (file == NULL)
+	{
+		if (errno != ENOENT)
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("could not read file \"%s\": %m", PGSQ_TEXT_FILE)));
+		return;
+	}
+
+	/* every length read is checked against what is left of the file */
+	if (fstat(fileno(file), &st) != 0)
+		goto corrupt;
+	left = st.st_size;
+
+	if (left < (off_t) sizeof(header) ||
+		fread(&header, sizeof(header), 1, file) != 1 ||
+		header.magic != PGSQ_TEXT_FILE_MAGIC ||
+		header.version != PGSQ_TEXT_FILE_VERSION ||
+		header.pg_major != PG_VERSION_NUM / 100)
+		goto corrupt;
+
+	pgsq_state->stats_reset = header.stats_reset;
+	pg_atomic_write_u64(&pgsq_state->dealloc, header.dealloc);
+	pg_atomic_write_u64(&pgsq_state->evicted_entries, header.evicted_entries);
+	pg_atomic_write_u64(&pgsq_state->texts_missing, header.texts_missing);
+
+	left -= sizeof(header);
+
+	LWLockAcquire(pgsq_state->lock, LW_EXCLUSIVE);
+	while (left > 0)
+	{
+		dsa_pointer text;
+
+		if (left < (off_t) sizeof(rec) ||
+			fread(&rec, sizeof(rec), 1, file) != 1)
+			goto corrupt;
+		left -= sizeof(rec);
+		if (rec.len < 0 || rec.len > left || rec.len >= MaxAllocSize ||
+			!PG_VALID_BE_ENCODING(rec.encoding))
+			goto corrupt;
+		left -= rec.len;
+		if (rec.len + 1 > bufsize)
+		{
+			bufsize = Max(rec.len + 1, 2 * bufsize);
+			buf = buf ? repalloc(buf, bufsize) : palloc(bufsize);
+		}
+		if (fread(buf, 1, rec.len, file) != (size_t) rec.len)
+			goto corrupt;
+		text = pgsq_text_prepare(buf, rec.len, rec.encoding);
+		if (DsaPointerIsValid(text))
+		{
+			pgsq_text_set_stored_at(text, rec.stored_at);
+			add_loaded(&rec.key, text);
+		}
+	}
+	LWLockRelease(pgsq_state->lock);
+
+	FreeFile(file);
+	unlink(PGSQ_TEXT_FILE);
+	return;
+
+corrupt:
+	if (LWLockHeldByMe(pgsq_state->lock))
+		LWLockRelease(pgsq_state->lock);
+	ereport(LOG,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("ignoring invalid pg_stat_queries text file \"%s\"",
+					PGSQ_TEXT_FILE)));
+	FreeFile(file);
+	unlink(PGSQ_TEXT_FILE);
+}
+
+/* Per-process setup: the startup process loads the texts */
+void
+pgsq_textfile_init_backend(void)
+{
+	if (pgsq_state == NULL)
+		return;
+	if (MyBackendType == B_STARTUP)
+		load_texts_at_startup();
+}

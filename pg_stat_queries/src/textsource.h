@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * textsource.h
+ *		The text stored for a statement (textsource.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PGSQ_TEXTSOURCE_H
+#define PGSQ_TEXTSOURCE_H
+
+#include "pg_stat_queries.h"
+#include "nodes/queryjumble.h"
+#include "utils/dsa.h"
+
+/*
+ * Where a statement's text comes from, filled in by hooks.c and passed
+ * down to where an entry may be created, so that the text is made only
+ * when one is.
+ */
+typedef struct PgsqTextSource
+{
+	const char *source;			/* source text, maybe of several statements */
+	int			location;		/* of the statement in it */
+	int			len;			/* of the statement, 0: to the end */
+	JumbleState *jstate;		/* at parse analysis, else NULL */
+	int			level;			/* nesting level it runs at */
+} PgsqTextSource;
+
+extern dsa_pointer pgsq_statement_text(const PgsqKey *key,
+									   const PgsqTextSource *src);
+
+#endif							/* PGSQ_TEXTSOURCE_H */
