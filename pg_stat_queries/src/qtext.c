@@ -52,18 +52,21 @@ typedef struct TextChunk
  * going back to the area: under a stream of new statements the backend that
  * evicts an entry is the one about to create the next, and a chunk reused
  * costs neither an allocation nor a free (about 500 instructions per new
- * statement).  Only small chunks are kept, a few of them, each reused for a
- * text needing at least half of it; they go back to the area at exit.  So
- * that texts of about the same length fit each other's chunks, small chunks
- * are allocated in steps of PGSQ_SPARE_CHUNK_STEP bytes.
+ * statement).  A sweep evicts several entries at once, so up to
+ * PGSQ_SPARE_CHUNKS chunks are kept, of at most PGSQ_SPARE_BYTES in all,
+ * each reused for a text needing at least half of it; they go back to the
+ * area at exit.  So that texts of about the same length fit each other's
+ * chunks, small chunks are allocated in steps of PGSQ_SPARE_CHUNK_STEP bytes.
  */
-#define PGSQ_SPARE_CHUNKS 8
+#define PGSQ_SPARE_CHUNKS 32
+#define PGSQ_SPARE_BYTES 8192
 #define PGSQ_SPARE_CHUNK_MAX 2048
-#define PGSQ_SPARE_CHUNK_STEP 32
+#define PGSQ_SPARE_CHUNK_STEP 64
 
 static dsa_pointer spare_chunks[PGSQ_SPARE_CHUNKS];
 static Size spare_sizes[PGSQ_SPARE_CHUNKS];
 static int	spare_count = 0;
+static Size spare_bytes = 0;
 
 static dsa_area *text_area = NULL;
 
@@ -105,6 +108,7 @@ qtext_detach(int code, Datum arg)
 	{
 		while (spare_count > 0)
 			dsa_free(text_area, spare_chunks[--spare_count]);
+		spare_bytes = 0;
 		dsa_detach(text_area);
 		dsa_release_in_place(pgsq_state->text_dsa_place);
 	}
@@ -167,6 +171,7 @@ take_spare(Size size)
 		{
 			dsa_pointer chunk = spare_chunks[i];
 
+			spare_bytes -= spare_sizes[i];
 			spare_count--;
 			spare_chunks[i] = spare_chunks[spare_count];
 			spare_sizes[i] = spare_sizes[spare_count];
@@ -233,10 +238,13 @@ pgsq_text_discard(dsa_pointer text)
 	tc = chunk_of(text);
 	pg_atomic_sub_fetch_u64(&pgsq_state->text_bytes, tc->len + 1);
 	if (tc->capacity <= PGSQ_SPARE_CHUNK_MAX &&
-		spare_count < PGSQ_SPARE_CHUNKS && !proc_exit_inprogress)
+		spare_count < PGSQ_SPARE_CHUNKS &&
+		spare_bytes + tc->capacity <= PGSQ_SPARE_BYTES &&
+		!proc_exit_inprogress)
 	{
 		spare_chunks[spare_count] = text;
 		spare_sizes[spare_count] = tc->capacity;
+		spare_bytes += tc->capacity;
 		spare_count++;
 	}
 	else
