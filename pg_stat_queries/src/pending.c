@@ -473,6 +473,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 				return NULL;	/* table full; counted as refused */
 			if (!exit_callback_registered)
 			{
+				/* texts are given at exit: detach from their area after */
+				pgsq_qtext_attach();
 				before_shmem_exit(unpark_at_exit, (Datum) 0);
 				exit_callback_registered = true;
 			}
