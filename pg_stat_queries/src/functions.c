@@ -96,10 +96,10 @@ query_text_datum(const PgsqEntryCopy *copy, bool *isnull)
 {
 	char	   *converted;
 
-	*isnull = (copy->text == NULL);
-	if (copy->text == NULL)
+	*isnull = (copy->query == NULL);
+	if (copy->query == NULL)
 		return (Datum) 0;
-	converted = pg_any_to_server(copy->text, copy->text_len, copy->encoding);
+	converted = pg_any_to_server(copy->query, copy->text_len, copy->encoding);
 	return CStringGetTextDatum(converted);
 }
 

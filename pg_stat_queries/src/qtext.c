@@ -243,6 +243,7 @@ pgsq_text_discard(dsa_pointer text)
 		!proc_exit_inprogress)
 	{
 		spare_chunks[spare_count] = text;
+
 		spare_sizes[spare_count] = tc->capacity;
 		spare_bytes += tc->capacity;
 		spare_count++;
@@ -260,6 +261,7 @@ pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text, TimestampTz stor
 {
 	chunk_of(text)->stored_at = stored_at;
 	entry->text = text;
+
 	pg_atomic_write_u32(&entry->text_state, PGSQ_TEXT_STORED);
 }
 
@@ -315,6 +317,7 @@ pgsq_text_take(PgsqSharedEntry *entry)
 
 	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
 		text = entry->text;
+
 	entry->text = InvalidDsaPointer;
 	pg_atomic_write_u32(&entry->text_state, PGSQ_TEXT_CLOSED);
 	return text;

@@ -192,6 +192,7 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 	if (!pgsq_reserve_entry())
 		return CREATE_REFUSED;
 	text = src != NULL ? pgsq_statement_text(key, src) : InvalidDsaPointer;
+
 	result = pgsq_create_unreferenced(key, objid, first, usage, text);
 	if (result == CREATE_DONE)
 		pgsq_entry_created(objid);

@@ -53,19 +53,19 @@ pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
 		if (entry->data.stats_since != 0 && entry->data.changed_at >= since)
 		{
 			copy->data = entry->data;
-			copy->text = NULL;
+			copy->query = NULL;
 			if (texts && (text_user == InvalidOid ||
 						  text_user == entry->data.key.userid))
-				copy->text = pgsq_text_copy(entry, &copy->text_len,
-											&copy->encoding,
-											&copy->text_stored_at);
+				copy->query = pgsq_text_copy(entry, &copy->text_len,
+											 &copy->encoding,
+											 &copy->text_stored_at);
 			else
 				copy->text_stored_at = pgsq_text_stored_at(entry);
-			if (copy->text != NULL && copy->text_stored_at < since &&
+			if (copy->query != NULL && copy->text_stored_at < since &&
 				entry->data.stats_since < since)
 			{
-				pfree(copy->text);
-				copy->text = NULL;
+				pfree(copy->query);
+				copy->query = NULL;
 			}
 			n++;
 		}
@@ -137,6 +137,7 @@ pgsq_fetch_text(const PgsqKey *key, int *len)
 		if (entry->data.stats_since != 0 &&
 			pgsq_key_equals(&entry->data.key, key))
 			text = pgsq_text_copy(entry, len, &encoding, &stored_at);
+
 		LWLockRelease(&entry->header.lock);
 	}
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
@@ -197,6 +198,7 @@ drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 	drop = filter_matches(state->filter, &entry->data);
 	if (drop)
 		text = pgsq_text_take(entry);
+
 	LWLockRelease(&entry->header.lock);
 	if (!drop)
 		return false;

@@ -23,7 +23,7 @@ typedef struct PgsqResetFilter
 typedef struct PgsqEntryCopy
 {
 	PgsqEntryData data;
-	char	   *text;			/* palloc'd; NULL if none or not wanted */
+	char	   *query;			/* text, palloc'd; NULL if none or not wanted */
 	int			text_len;
 	int			encoding;
 	TimestampTz text_stored_at; /* when it was stored; 0 if none */

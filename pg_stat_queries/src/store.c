@@ -216,6 +216,7 @@ written_by_earlier_version(PgStatShared_HashEntry *hent, Datum arg)
 		drop = entry->data.layout != PGSQ_ENTRY_LAYOUT &&
 			entry->data.key.queryid != INT64CONST(0);
 	text = drop ? pgsq_text_take(entry) : InvalidDsaPointer;
+
 	LWLockRelease(&entry->header.lock);
 	if (!drop)
 		return false;

@@ -174,6 +174,7 @@ add_loaded(const PgsqKey *key, dsa_pointer text)
 	}
 	loaded->texts[loaded->count].key = *key;
 	loaded->texts[loaded->count].text = text;
+
 	loaded->count++;
 }
 
@@ -350,6 +351,7 @@ load_texts_at_startup(void)
 		if (fread(buf, 1, rec.len, file) != (size_t) rec.len)
 			goto corrupt;
 		text = pgsq_text_prepare(buf, rec.len, rec.encoding);
+
 		if (DsaPointerIsValid(text))
 		{
 			pgsq_text_set_stored_at(text, rec.stored_at);

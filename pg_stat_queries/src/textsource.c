@@ -66,6 +66,7 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 	if (norm == NULL)
 		return pgsq_text_prepare(stmt, len, GetDatabaseEncoding());
 	text = pgsq_text_prepare(norm, text_len, GetDatabaseEncoding());
+
 	pfree(norm);
 	return text;
 }
