@@ -203,7 +203,8 @@ pgsq_text_prepare(const char *text, int len, int encoding)
 		chunk = take_spare(size);
 		if (!DsaPointerIsValid(chunk))
 		{
-			chunk = dsa_allocate_extended(text_area, size, DSA_ALLOC_NO_OOM);
+			chunk = dsa_allocate_extended(text_area, size,
+										  DSA_ALLOC_NO_OOM | DSA_ALLOC_HUGE);
 			if (DsaPointerIsValid(chunk))
 				chunk_of(chunk)->capacity = size;
 		}

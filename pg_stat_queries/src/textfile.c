@@ -140,13 +140,20 @@ pgsq_textfile_give_loaded(void)
 						dropped)));
 }
 
-/* Keep a text read at startup for its entry, growing the list as needed */
-static void
+/*
+ * Keep a text read at startup for its entry, growing the list as needed.
+ * Returns false if there is no memory for the list: the text is not kept.
+ */
+static bool
 add_loaded(const PgsqKey *key, dsa_pointer text)
 {
 	dsa_area   *area = pgsq_text_area();
-	dsa_pointer loaded_ptr = pgsq_state->loaded_texts;
-	LoadedTexts *loaded = DsaPointerIsValid(loaded_ptr) ?
+	dsa_pointer loaded_ptr;
+	LoadedTexts *loaded;
+
+	LWLockAcquire(pgsq_state->lock, LW_EXCLUSIVE);
+	loaded_ptr = pgsq_state->loaded_texts;
+	loaded = DsaPointerIsValid(loaded_ptr) ?
 		(LoadedTexts *) dsa_get_address(area, loaded_ptr) : NULL;
 
 	if (loaded == NULL || loaded->count == loaded->size)
@@ -158,7 +165,12 @@ add_loaded(const PgsqKey *key, dsa_pointer text)
 		grown = dsa_allocate_extended(area,
 									  offsetof(LoadedTexts, texts) +
 									  size * sizeof(LoadedText),
-									  DSA_ALLOC_HUGE);
+									  DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+		if (!DsaPointerIsValid(grown))
+		{
+			LWLockRelease(pgsq_state->lock);
+			return false;
+		}
 		bigger = (LoadedTexts *) dsa_get_address(area, grown);
 		bigger->size = size;
 		bigger->count = 0;
@@ -176,6 +188,8 @@ add_loaded(const PgsqKey *key, dsa_pointer text)
 	loaded->texts[loaded->count].text = text;
 
 	loaded->count++;
+	LWLockRelease(pgsq_state->lock);
+	return true;
 }
 
 /* Write one text to the text file; false on a write error */
@@ -210,6 +224,7 @@ pgsq_textfile_save(void)
 	TextFileHeader header;
 	dshash_seq_status hstat;
 	PgsqSharedEntry *entry;
+	dsa_pointer loaded_ptr;
 	bool		failed = false;
 
 	if (!pgsq_save)
@@ -246,10 +261,14 @@ pgsq_textfile_save(void)
 	if (failed)
 		goto error;
 
-	if (DsaPointerIsValid(pgsq_state->loaded_texts))
+	/* only the first client backend frees it, and none runs any more */
+	LWLockAcquire(pgsq_state->lock, LW_SHARED);
+	loaded_ptr = pgsq_state->loaded_texts;
+	LWLockRelease(pgsq_state->lock);
+	if (DsaPointerIsValid(loaded_ptr))
 	{
 		LoadedTexts *loaded = (LoadedTexts *)
-			dsa_get_address(pgsq_text_area(), pgsq_state->loaded_texts);
+			dsa_get_address(pgsq_text_area(), loaded_ptr);
 
 		for (int i = 0; i < loaded->count; i++)
 		{
@@ -330,7 +349,6 @@ load_texts_at_startup(void)
 
 	left -= sizeof(header);
 
-	LWLockAcquire(pgsq_state->lock, LW_EXCLUSIVE);
 	while (left > 0)
 	{
 		dsa_pointer text;
@@ -352,21 +370,21 @@ load_texts_at_startup(void)
 			goto corrupt;
 		text = pgsq_text_prepare(buf, rec.len, rec.encoding);
 
-		if (DsaPointerIsValid(text))
+		if (!DsaPointerIsValid(text))
+			continue;			/* counted in texts_missing */
+		pgsq_text_set_stored_at(text, rec.stored_at);
+		if (!add_loaded(&rec.key, text))
 		{
-			pgsq_text_set_stored_at(text, rec.stored_at);
-			add_loaded(&rec.key, text);
+			pgsq_text_discard(text);
+			pg_atomic_add_fetch_u64(&pgsq_state->texts_missing, 1);
 		}
 	}
-	LWLockRelease(pgsq_state->lock);
 
 	FreeFile(file);
 	unlink(PGSQ_TEXT_FILE);
 	return;
 
 corrupt:
-	if (LWLockHeldByMe(pgsq_state->lock))
-		LWLockRelease(pgsq_state->lock);
 	ereport(LOG,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("ignoring invalid pg_stat_queries text file \"%s\"",
