@@ -139,11 +139,14 @@ add_to_bucket(PgsqHistogram *h, int bucket, uint64 count)
 	if (!h->used)
 	{
 		/*
-		 * An empty window is placed around its first time, at a multiple of 8
-		 * buckets: the pending histograms of a statement then mostly fall
-		 * within the window of its shared one, and merge bucket by bucket.
+		 * An empty window is placed at a multiple of 8 buckets, so that the
+		 * pending histograms of a statement mostly fall within the window of
+		 * its shared one and merge bucket by bucket, with its first time
+		 * PGSQ_HIST_FIRST_INDEX to 7 more buckets from the bottom: a shared
+		 * histogram's usual buckets then share a cache line with its header,
+		 * which every merge reads.  A faster time moves the window down.
 		 */
-		h->base = (int16) ((bucket - PGSQ_HIST_BUCKETS / 2) & ~7);
+		h->base = (int16) ((bucket - PGSQ_HIST_FIRST_INDEX) & ~7);
 		h->collapsed = false;
 		h->used = true;
 	}

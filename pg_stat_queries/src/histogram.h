@@ -26,6 +26,9 @@
 #define PGSQ_HIST_BUCKETS 43
 #define PGSQ_HIST_PER_OCTAVE 3
 
+/* Lowest window index of the first time counted in an empty histogram */
+#define PGSQ_HIST_FIRST_INDEX 1
+
 /*
  * Mantissa thresholds of the second and third bucket of a doubling:
  * (2^(1/3) - 1) * 2^52 and (2^(2/3) - 1) * 2^52.

@@ -54,16 +54,18 @@ PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
 PgsqSharedState *pgsq_state = NULL;
 
 /*
- * The fields a merge touches, but for the histogram's counts, lie in an
- * entry's first three cache lines (see PgsqSharedEntry): the lock, hints,
- * key and start time in the first, the histogram's start in the third.
+ * The fields a merge touches lie in an entry's first three cache lines (see
+ * PgsqSharedEntry): the lock, hints, key and start time in the first, the
+ * histogram's header and the buckets where a statement's first time falls
+ * (histogram.c) in the third.
  */
 StaticAssertDecl(offsetof(PgsqSharedEntry, data.stats_since) + sizeof(TimestampTz) <=
 				 PG_CACHE_LINE_SIZE,
 				 "an entry's lock, key and start time must share a cache line");
-StaticAssertDecl(offsetof(PgsqSharedEntry, data.counters.exec_hist.counts) <=
+StaticAssertDecl(offsetof(PgsqSharedEntry,
+						  data.counters.exec_hist.counts[PGSQ_HIST_FIRST_INDEX + 8]) <=
 				 3 * PG_CACHE_LINE_SIZE,
-				 "an entry's execution counters and histogram start must fit in three cache lines");
+				 "an entry's execution counters and the histogram buckets of its first time must fit in three cache lines");
 
 /* The text's pointer, after the data, must not take an entry past 640 bytes */
 StaticAssertDecl(sizeof(PgsqSharedEntry) <= 640,
