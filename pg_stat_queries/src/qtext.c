@@ -254,13 +254,12 @@ pgsq_text_discard(dsa_pointer text)
 }
 
 /*
- * Point an entry that has no text to one, stored at stored_at; entry lock
- * held exclusively.
+ * Point an entry that has no text to one, whose stored_at the caller set;
+ * entry lock held exclusively.
  */
 void
-pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text, TimestampTz stored_at)
+pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text)
 {
-	chunk_of(text)->stored_at = stored_at;
 	entry->text = text;
 
 	pg_atomic_write_u32(&entry->text_state, PGSQ_TEXT_STORED);
@@ -275,7 +274,10 @@ pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text, TimestampTz now)
 {
 	Assert(pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE);
 	if (DsaPointerIsValid(text))
-		pgsq_text_give_locked(entry, text, now);
+	{
+		chunk_of(text)->stored_at = now;
+		pgsq_text_give_locked(entry, text);
+	}
 }
 
 /*
@@ -297,7 +299,8 @@ pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key, dsa_pointer text)
 		(entry->data.stats_since == 0 ||
 		 pgsq_key_equals(&entry->data.key, key)))
 	{
-		pgsq_text_give_locked(entry, text, GetCurrentTimestamp());
+		chunk_of(text)->stored_at = GetCurrentTimestamp();
+		pgsq_text_give_locked(entry, text);
 		given = true;
 	}
 	LWLockRelease(&entry->header.lock);
@@ -388,7 +391,7 @@ pgsq_text_bytes(dsa_pointer text, int *len, int *encoding,
 	return tc->bytes;
 }
 
-/* Set when a text not given to an entry yet was first stored */
+/* Set when a text not given to an entry yet was first stored (a loaded one) */
 void
 pgsq_text_set_stored_at(dsa_pointer text, TimestampTz stored_at)
 {

@@ -35,8 +35,7 @@ extern void pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text,
 							   TimestampTz now);
 extern bool pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key,
 						   dsa_pointer text);
-extern void pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text,
-								  TimestampTz stored_at);
+extern void pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text);
 extern dsa_pointer pgsq_text_take(PgsqSharedEntry *entry);
 extern void pgsq_text_reopen(PgsqSharedEntry *entry);
 extern TimestampTz pgsq_text_stored_at(PgsqSharedEntry *entry);

@@ -54,19 +54,14 @@ pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
 		{
 			copy->data = entry->data;
 			copy->query = NULL;
+			copy->text_stored_at = pgsq_text_stored_at(entry);
 			if (texts && (text_user == InvalidOid ||
-						  text_user == entry->data.key.userid))
+						  text_user == entry->data.key.userid) &&
+				(copy->text_stored_at >= since ||
+				 entry->data.stats_since >= since))
 				copy->query = pgsq_text_copy(entry, &copy->text_len,
 											 &copy->encoding,
 											 &copy->text_stored_at);
-			else
-				copy->text_stored_at = pgsq_text_stored_at(entry);
-			if (copy->query != NULL && copy->text_stored_at < since &&
-				entry->data.stats_since < since)
-			{
-				pfree(copy->query);
-				copy->query = NULL;
-			}
 			n++;
 		}
 		LWLockRelease(&entry->header.lock);
@@ -79,68 +74,36 @@ pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
 
 /*
  * Copy one statement's entry data into *data; false if it has no
- * initialized entry.  The partition lock is held shared while the entry
- * lock is taken, as in a scan.
+ * initialized entry.
  */
 bool
 pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data)
 {
-	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
-											   pgsq_objid(key));
 	PgStatShared_HashEntry *hent;
-	PgsqSharedEntry *entry;
-	bool		found = false;
+	PgsqSharedEntry *entry = pgsq_lock_statement_entry(key, LW_SHARED, &hent);
 
-	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
-	if (hent == NULL)
+	if (entry == NULL)
 		return false;
-	entry = pgsq_shared_entry_of(hent);
-	if (entry != NULL)
-	{
-		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		if (entry->data.stats_since != 0 &&
-			pgsq_key_equals(&entry->data.key, key))
-		{
-			*data = entry->data;
-			found = true;
-		}
-		LWLockRelease(&entry->header.lock);
-	}
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
-	return found;
+	*data = entry->data;
+	pgsq_unlock_statement_entry(entry, hent);
+	return true;
 }
 
-/*
- * A palloc'd copy of the text stored for a statement, or NULL; looked up
- * in the shared hash, under its partition lock (shared) and then the entry
- * lock, as in a scan.
- */
+/* A palloc'd copy of the text stored for a statement, or NULL */
 char *
 pgsq_fetch_text(const PgsqKey *key, int *len)
 {
-	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
-											   pgsq_objid(key));
 	PgStatShared_HashEntry *hent;
-	PgsqSharedEntry *entry;
-	char	   *text = NULL;
+	PgsqSharedEntry *entry = pgsq_lock_statement_entry(key, LW_SHARED, &hent);
+	char	   *text;
+	int			encoding;
+	TimestampTz stored_at;
 
-	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
-	if (hent == NULL)
+	if (entry == NULL)
 		return NULL;
-	entry = pgsq_shared_entry_of(hent);
-	if (entry != NULL)
-	{
-		int			encoding;
-		TimestampTz stored_at;
+	text = pgsq_text_copy(entry, len, &encoding, &stored_at);
 
-		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		if (entry->data.stats_since != 0 &&
-			pgsq_key_equals(&entry->data.key, key))
-			text = pgsq_text_copy(entry, len, &encoding, &stored_at);
-
-		LWLockRelease(&entry->header.lock);
-	}
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	pgsq_unlock_statement_entry(entry, hent);
 	return text;
 }
 

@@ -68,6 +68,44 @@ pgsq_shared_entry_of(PgStatShared_HashEntry *hent)
 	return (PgsqSharedEntry *) dsa_get_address(pgStatLocal.dsa, hent->body);
 }
 
+/*
+ * The started entry of a statement, found in the shared hash: returned with
+ * its partition lock held shared (*hent) and its own lock held in mode, or
+ * NULL with neither held.  Release both with pgsq_unlock_statement_entry.
+ */
+PgsqSharedEntry *
+pgsq_lock_statement_entry(const PgsqKey *key, LWLockMode mode,
+						  PgStatShared_HashEntry **hent)
+{
+	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
+											   pgsq_objid(key));
+	PgsqSharedEntry *entry;
+
+	*hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
+	if (*hent == NULL)
+		return NULL;
+	entry = pgsq_shared_entry_of(*hent);
+	if (entry != NULL)
+	{
+		LWLockAcquire(&entry->header.lock, mode);
+		if (entry->data.stats_since != 0 &&
+			pgsq_key_equals(&entry->data.key, key))
+			return entry;
+		LWLockRelease(&entry->header.lock);
+	}
+	dshash_release_lock(pgStatLocal.shared_hash, *hent);
+	return NULL;
+}
+
+/* Release what pgsq_lock_statement_entry returned */
+void
+pgsq_unlock_statement_entry(PgsqSharedEntry *entry,
+							PgStatShared_HashEntry *hent)
+{
+	LWLockRelease(&entry->header.lock);
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+}
+
 /* The next of our entries in a scan begun with dshash_seq_init, or NULL */
 PgsqSharedEntry *
 pgsq_scan_next_entry(dshash_seq_status *hstat)

@@ -26,6 +26,11 @@ extern uint64 pgsq_objid(const PgsqKey *key);
 extern PgStat_HashKey pgsq_shared_hash_key(Oid dbid, uint64 objid);
 extern bool pgsq_is_live_entry(const PgStatShared_HashEntry *hent);
 extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
+extern PgsqSharedEntry *pgsq_lock_statement_entry(const PgsqKey *key,
+												  LWLockMode mode,
+												  PgStatShared_HashEntry **hent);
+extern void pgsq_unlock_statement_entry(PgsqSharedEntry *entry,
+										PgStatShared_HashEntry *hent);
 extern PgsqSharedEntry *pgsq_scan_next_entry(dshash_seq_status *hstat);
 extern void pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key);
 extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,

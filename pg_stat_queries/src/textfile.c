@@ -99,33 +99,21 @@ pgsq_textfile_give_loaded(void)
 	for (int i = 0; i < loaded->count; i++)
 	{
 		LoadedText *lt = &loaded->texts[i];
-		PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
-												   pgsq_objid(&lt->key));
 		PgStatShared_HashEntry *hent;
 		PgsqSharedEntry *entry;
 		bool		given = false;
 
-		hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
-		entry = hent != NULL ? pgsq_shared_entry_of(hent) : NULL;
+		entry = pgsq_lock_statement_entry(&lt->key, LW_EXCLUSIVE, &hent);
 		if (entry != NULL)
 		{
-			LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-			if (entry->data.stats_since != 0 &&
-				pgsq_key_equals(&entry->data.key, &lt->key) &&
-				pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE)
+			/* it keeps the time it was stored at before the shutdown */
+			if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE)
 			{
-				int			len;
-				int			encoding;
-				TimestampTz stored_at;
-
-				(void) pgsq_text_bytes(lt->text, &len, &encoding, &stored_at);
-				pgsq_text_give_locked(entry, lt->text, stored_at);
+				pgsq_text_give_locked(entry, lt->text);
 				given = true;
 			}
-			LWLockRelease(&entry->header.lock);
+			pgsq_unlock_statement_entry(entry, hent);
 		}
-		if (hent != NULL)
-			dshash_release_lock(pgStatLocal.shared_hash, hent);
 		if (!given)
 		{
 			pgsq_text_discard(lt->text);
