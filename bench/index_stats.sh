@@ -62,11 +62,26 @@
 #   PGSQ_BENCH_DIR  cluster directory (default /tmp/pg_index_stats_bench)
 #   BENCH_PORT      port of the throw-away server (default 54329)
 #   KEEP_CLUSTER    set to 1 to keep the cluster (and its data) afterwards
+#   PAGE_REPORTING  "hold" (default) or "keep": see below
 #   OUT_DIR         where the results go (default bench/results)
 #
 # Dropping the page cache needs root (or sudo); the server itself runs as the
 # "postgres" user when the script is started as root.  As root, Debian's fio
 # is installed when missing.
+#
+# Free page reporting.  In a virtual machine whose balloon device reports
+# free pages, the guest hands the pages that drop_caches frees back to the
+# host, and gets each one back only through a fault in the host when it is
+# next used.  A cold call then spends up to twice its time refilling page
+# cache memory rather than reading the disk, in whichever calls happen to
+# start after the host took the pages back: bimodal times that follow the
+# timing of the reports, not the functions.  When the guest kernel lets the
+# report of a freed page be delayed (page_reporting's min_free_ms, with
+# max_waiting_mib bounding how much may wait), the script sets the longest
+# delay it accepts (5 minutes: every cold call follows its drop_caches by
+# seconds) and lets all memory wait, and restores both settings at exit, so
+# that cold calls read from the disk into memory the guest has.
+# PAGE_REPORTING=keep leaves the settings alone.
 
 set -euo pipefail
 
@@ -141,7 +156,22 @@ drop_caches() {
 psql_bench() { as_owner "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$BENCH_DIR" -p "$PORT" -d postgres "$@"; }
 pg_ctl_bench() { as_owner "$PGBIN/pg_ctl" -D "$DATA" -l "$BENCH_DIR/server.log" -w "$@" >/dev/null; }
 
+PAGE_REPORTING=${PAGE_REPORTING:-hold}
+PAGE_REPORTING_DELAY=/sys/module/page_reporting/parameters/min_free_ms
+PAGE_REPORTING_WAITING=/sys/module/page_reporting/parameters/max_waiting_mib
+PAGE_REPORTING_SAVED=
+PAGE_REPORTING_WAITING_SAVED=
+case "$PAGE_REPORTING" in hold | keep) ;; *) die "PAGE_REPORTING must be hold or keep" ;; esac
+
 cleanup() {
+	if [ -n "$PAGE_REPORTING_SAVED" ]; then
+		echo "$PAGE_REPORTING_SAVED" >"$PAGE_REPORTING_DELAY" ||
+			log "could not restore $PAGE_REPORTING_DELAY to $PAGE_REPORTING_SAVED"
+	fi
+	if [ -n "$PAGE_REPORTING_WAITING_SAVED" ]; then
+		echo "$PAGE_REPORTING_WAITING_SAVED" >"$PAGE_REPORTING_WAITING" ||
+			log "could not restore $PAGE_REPORTING_WAITING to $PAGE_REPORTING_WAITING_SAVED"
+	fi
 	if [ -f "$DATA/postmaster.pid" ]; then
 		pg_ctl_bench stop -m fast || true
 	fi
@@ -150,6 +180,25 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+
+# Delay the report of freed pages (see the header), if the kernel has the
+# settings and we may change them.
+if [ ! -e "$PAGE_REPORTING_DELAY" ]; then
+	page_reporting="no delay setting in this kernel (no $PAGE_REPORTING_DELAY), left alone"
+elif [ "$PAGE_REPORTING" = keep ]; then
+	page_reporting="left as it was (min_free_ms $(cat "$PAGE_REPORTING_DELAY"), PAGE_REPORTING=keep)"
+elif [ -w "$PAGE_REPORTING_DELAY" ]; then
+	PAGE_REPORTING_SAVED=$(cat "$PAGE_REPORTING_DELAY")
+	echo 300000 >"$PAGE_REPORTING_DELAY" || die "could not set $PAGE_REPORTING_DELAY"
+	if [ -w "$PAGE_REPORTING_WAITING" ]; then
+		PAGE_REPORTING_WAITING_SAVED=$(cat "$PAGE_REPORTING_WAITING")
+		echo 65536 >"$PAGE_REPORTING_WAITING" || die "could not set $PAGE_REPORTING_WAITING"
+	fi
+	page_reporting="held off during the run: a freed page is reported after 5 minutes (min_free_ms 300000, was $PAGE_REPORTING_SAVED${PAGE_REPORTING_WAITING_SAVED:+; max_waiting_mib 65536, was $PAGE_REPORTING_WAITING_SAVED}; restored at exit)"
+	log "free page reporting held off during the run (min_free_ms was $PAGE_REPORTING_SAVED)"
+else
+	page_reporting="left as it was, not writable (min_free_ms $(cat "$PAGE_REPORTING_DELAY"))"
+fi
 
 log "installing pg_index_stats into $(dirname "$PGBIN")"
 make -C "$ROOT/pg_index_stats" PG_CONFIG="$PGBIN/pg_config" install -s >/dev/null
@@ -373,6 +422,7 @@ dirty=$(git -C "$ROOT" status --porcelain -- pg_index_stats bench/index_stats.sh
 	echo "read_ahead_kb=$(cat "/sys/block/$disk/queue/read_ahead_kb" 2>/dev/null || echo "?")"
 	echo "scheduler=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$disk/queue/scheduler" 2>/dev/null || echo "?")"
 	echo "filesystem=$(df --output=fstype "$BENCH_DIR" | tail -n 1)"
+	echo "page_reporting=$page_reporting"
 	echo "shared_buffers=${sb_mb}MB"
 	echo "sizes=$SIZES"
 	echo "configs=$CONFIGS"

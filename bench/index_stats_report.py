@@ -219,7 +219,9 @@ def write_md(out_dir, env, samples, dev_rows):
              f"round of cold calls. The device's bandwidth is the median of all fio samples (dd's if fio is missing): "
              f"what the device gives one sequential reader with a deep queue, over the whole run.")
     L.append(f"- **Cold:** server restarted and kernel page cache dropped before every call; "
-             f"{env.get('repeats', '?')} calls per function, alternating (ABBA).")
+             f"{env.get('repeats', '?')} calls per function, alternating (ABBA). Free page reporting of the "
+             f"virtual machine: {env.get('page_reporting', 'not recorded')} (freed pages handed back to the host cost a "
+             f"host fault each when the page cache is refilled; bench/index_stats.sh explains).")
     L.append(f"- **Warm:** per index one session, index loaded with pg_prewarm, {env.get('warm_warmup', '?')} untimed calls "
              f"per function, then {env.get('warm_calls', '?')} timed calls per function, alternating (ABBA).")
     L.append("- Each call is timed on the server around the call only. Times are medians in ms (min-max in parentheses); "
