@@ -69,6 +69,22 @@ is( $node->safe_psql('postgres',
 	'a restored entry keeps its change time');
 is($changed_before, '0', 'no change after the last merge');
 
+# Texts read at startup wait for the first client backend to give them to
+# their entries.  A server stopped before any client connected (starting
+# does not connect) must write the waiting texts again, or they are lost.
+run_statement("SELECT 'no-client-between', 2 AS waited", 3);
+$node->restart;
+$node->stop;
+ok(-s $node->data_dir . '/pg_stat/pg_stat_queries.texts',
+	'a shutdown before any client backend writes the waiting texts again');
+$node->start;
+is(calls_of('SELECT $1, $2 AS waited'), '3',
+	'texts survive two restarts with no client backend between them');
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_stat_queries WHERE query = 'SELECT \$1 AS persisted'"),
+	'1',
+	'and so do texts saved at the restart before');
+
 # immediate shutdown = crash: everything is discarded
 run_statement("SELECT 'crash-me' AS crashed", 3);
 $node->stop('immediate');
