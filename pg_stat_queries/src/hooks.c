@@ -242,8 +242,7 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	if (measure)
 	{
-		memset(&usage, 0, sizeof(usage));
-		pgsq_window_end(&window, &usage);
+		pgsq_window_end(&window, &usage, true);
 		record_statement(parse->queryId, query_string, parse->stmt_location,
 						 parse->stmt_len, PGSQ_PLAN,
 						 INSTR_TIME_GET_MILLISEC(usage.time), 0,
@@ -431,8 +430,7 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	call_process_utility(true, pstmt, queryString, readOnlyTree, context,
 						 params, queryEnv, dest, qc);
 	/* pstmt may be gone now (ROLLBACK frees it): use our copies only */
-	memset(&usage, 0, sizeof(usage));
-	pgsq_window_end(&window, &usage);
+	pgsq_window_end(&window, &usage, true);
 
 	/* commands that report a row count in their completion tag */
 	rows = (qc && (qc->commandTag == CMDTAG_COPY ||

@@ -37,7 +37,8 @@ typedef struct QuerySlot
 {
 	const QueryDesc *query;		/* NULL once given back */
 	SubTransactionId subxid;	/* subtransaction that owns the statement */
-	PgsqUsage	usage;
+	int			windows;		/* windows added to usage so far */
+	PgsqUsage	usage;			/* set by the first window, not before */
 } QuerySlot;
 
 static QuerySlot *slots = NULL;
@@ -100,7 +101,7 @@ pgsq_query_started(const QueryDesc *query)
 	}
 	slots[i].query = query;
 	slots[i].subxid = GetCurrentSubTransactionId();
-	memset(&slots[i].usage, 0, sizeof(PgsqUsage));
+	slots[i].windows = 0;
 }
 
 /* Add a measured window to a running statement's slot */
@@ -110,7 +111,13 @@ pgsq_query_add(int slot, const QueryDesc *query, const PgsqWindow *window)
 	/* nested statements only push and pop slots after this one */
 	Assert(slot < slot_count && slots[slot].query == query);
 	if (slot < slot_count && slots[slot].query == query)
-		pgsq_window_end(window, &slots[slot].usage);
+	{
+		/* a constant "first" in each call: two inlined variants */
+		if (slots[slot].windows++ == 0)
+			pgsq_window_end(window, &slots[slot].usage, true);
+		else
+			pgsq_window_end(window, &slots[slot].usage, false);
+	}
 }
 
 /*
@@ -126,6 +133,9 @@ pgsq_query_ended(const QueryDesc *query)
 		return NULL;
 	slots[i].query = NULL;
 	trim_slots();
+	/* a statement ended without running (a cursor closed unfetched) */
+	if (slots[i].windows == 0)
+		memset(&slots[i].usage, 0, sizeof(PgsqUsage));
 	return &slots[i].usage;
 }
 

@@ -115,6 +115,20 @@ END $$;
 SELECT query, calls, rows FROM pg_stat_queries
  WHERE query IS NULL OR query LIKE '%reset_while_open%';
 
+-- a cursor closed without a FETCH never ran: nothing measured, even in the
+-- slot a statement that read blocks and took time has just given back
+BEGIN;
+SELECT count(*) AS read_before FROM measure_t, pg_sleep(0.01);
+DECLARE never CURSOR FOR SELECT id AS never_fetched FROM measure_t;
+CLOSE never;
+COMMIT;
+SELECT calls, rows, shared_blks_hit + shared_blks_read AS blocks,
+       total_exec_time AS exec_time
+  FROM pg_stat_queries WHERE query LIKE '%AS never_fetched%';
+SELECT shared_blks_hit + shared_blks_read > 0 AS blocks,
+       total_exec_time >= 10 AS exec_time
+  FROM pg_stat_queries WHERE query LIKE '%AS read_before%';
+
 DROP TABLE measure_t;
 DROP FUNCTION measure_slow_trigger;
 RESET pg_stat_queries.track;
