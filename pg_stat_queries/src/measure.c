@@ -32,6 +32,16 @@
 #include "access/xact.h"
 #include "utils/memutils.h"
 
+/*
+ * The first window of a statement sets every field of its totals
+ * (pgsq_window_end): a field a later PostgreSQL adds to BufferUsage or
+ * WalUsage would be left unset, so their sizes are checked here.
+ */
+StaticAssertDecl(sizeof(BufferUsage) == 10 * sizeof(int64) + 6 * sizeof(instr_time),
+				 "BufferUsage changed: see pgsq_window_end");
+StaticAssertDecl(sizeof(WalUsage) == 4 * sizeof(int64),
+				 "WalUsage changed: see pgsq_window_end");
+
 /* Totals of one running statement */
 typedef struct QuerySlot
 {
