@@ -69,30 +69,30 @@ pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 	WalUsage   *w = &usage->walusage;
 	instr_time	now;
 
+/* one counter of the totals: set to the window's difference, or add it */
+#define PGSQ_WINDOW_COUNT(total, current, start) \
+	((total) = (first ? 0 : (total)) + ((current) - (start)))
+#define PGSQ_WINDOW_BUF(field) \
+	PGSQ_WINDOW_COUNT(b->field, pgBufferUsage.field, b0->field)
+#define PGSQ_WINDOW_WAL(field) \
+	PGSQ_WINDOW_COUNT(w->field, pgWalUsage.field, w0->field)
+#define PGSQ_WINDOW_IO_TIME(field) \
+	INSTR_TIME_ACCUM_DIFF(b->field, pgBufferUsage.field, b0->field)
+
 	INSTR_TIME_SET_CURRENT(now);
 	if (first)
 		INSTR_TIME_SET_ZERO(usage->time);
 	INSTR_TIME_ACCUM_DIFF(usage->time, now, window->start);
-	b->shared_blks_hit = (first ? 0 : b->shared_blks_hit) +
-		(pgBufferUsage.shared_blks_hit - b0->shared_blks_hit);
-	b->shared_blks_read = (first ? 0 : b->shared_blks_read) +
-		(pgBufferUsage.shared_blks_read - b0->shared_blks_read);
-	b->shared_blks_dirtied = (first ? 0 : b->shared_blks_dirtied) +
-		(pgBufferUsage.shared_blks_dirtied - b0->shared_blks_dirtied);
-	b->shared_blks_written = (first ? 0 : b->shared_blks_written) +
-		(pgBufferUsage.shared_blks_written - b0->shared_blks_written);
-	b->local_blks_hit = (first ? 0 : b->local_blks_hit) +
-		(pgBufferUsage.local_blks_hit - b0->local_blks_hit);
-	b->local_blks_read = (first ? 0 : b->local_blks_read) +
-		(pgBufferUsage.local_blks_read - b0->local_blks_read);
-	b->local_blks_dirtied = (first ? 0 : b->local_blks_dirtied) +
-		(pgBufferUsage.local_blks_dirtied - b0->local_blks_dirtied);
-	b->local_blks_written = (first ? 0 : b->local_blks_written) +
-		(pgBufferUsage.local_blks_written - b0->local_blks_written);
-	b->temp_blks_read = (first ? 0 : b->temp_blks_read) +
-		(pgBufferUsage.temp_blks_read - b0->temp_blks_read);
-	b->temp_blks_written = (first ? 0 : b->temp_blks_written) +
-		(pgBufferUsage.temp_blks_written - b0->temp_blks_written);
+	PGSQ_WINDOW_BUF(shared_blks_hit);
+	PGSQ_WINDOW_BUF(shared_blks_read);
+	PGSQ_WINDOW_BUF(shared_blks_dirtied);
+	PGSQ_WINDOW_BUF(shared_blks_written);
+	PGSQ_WINDOW_BUF(local_blks_hit);
+	PGSQ_WINDOW_BUF(local_blks_read);
+	PGSQ_WINDOW_BUF(local_blks_dirtied);
+	PGSQ_WINDOW_BUF(local_blks_written);
+	PGSQ_WINDOW_BUF(temp_blks_read);
+	PGSQ_WINDOW_BUF(temp_blks_written);
 	if (first)
 	{
 		INSTR_TIME_SET_ZERO(b->shared_blk_read_time);
@@ -104,26 +104,22 @@ pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 	}
 	if (unlikely(track_io_timing))
 	{
-		INSTR_TIME_ACCUM_DIFF(b->shared_blk_read_time,
-							  pgBufferUsage.shared_blk_read_time, b0->shared_blk_read_time);
-		INSTR_TIME_ACCUM_DIFF(b->shared_blk_write_time,
-							  pgBufferUsage.shared_blk_write_time, b0->shared_blk_write_time);
-		INSTR_TIME_ACCUM_DIFF(b->local_blk_read_time,
-							  pgBufferUsage.local_blk_read_time, b0->local_blk_read_time);
-		INSTR_TIME_ACCUM_DIFF(b->local_blk_write_time,
-							  pgBufferUsage.local_blk_write_time, b0->local_blk_write_time);
-		INSTR_TIME_ACCUM_DIFF(b->temp_blk_read_time,
-							  pgBufferUsage.temp_blk_read_time, b0->temp_blk_read_time);
-		INSTR_TIME_ACCUM_DIFF(b->temp_blk_write_time,
-							  pgBufferUsage.temp_blk_write_time, b0->temp_blk_write_time);
+		PGSQ_WINDOW_IO_TIME(shared_blk_read_time);
+		PGSQ_WINDOW_IO_TIME(shared_blk_write_time);
+		PGSQ_WINDOW_IO_TIME(local_blk_read_time);
+		PGSQ_WINDOW_IO_TIME(local_blk_write_time);
+		PGSQ_WINDOW_IO_TIME(temp_blk_read_time);
+		PGSQ_WINDOW_IO_TIME(temp_blk_write_time);
 	}
-	w->wal_records = (first ? 0 : w->wal_records) +
-		(pgWalUsage.wal_records - w0->wal_records);
-	w->wal_fpi = (first ? 0 : w->wal_fpi) + (pgWalUsage.wal_fpi - w0->wal_fpi);
-	w->wal_bytes = (first ? 0 : w->wal_bytes) +
-		(pgWalUsage.wal_bytes - w0->wal_bytes);
-	w->wal_buffers_full = (first ? 0 : w->wal_buffers_full) +
-		(pgWalUsage.wal_buffers_full - w0->wal_buffers_full);
+	PGSQ_WINDOW_WAL(wal_records);
+	PGSQ_WINDOW_WAL(wal_fpi);
+	PGSQ_WINDOW_WAL(wal_bytes);
+	PGSQ_WINDOW_WAL(wal_buffers_full);
+
+#undef PGSQ_WINDOW_COUNT
+#undef PGSQ_WINDOW_BUF
+#undef PGSQ_WINDOW_WAL
+#undef PGSQ_WINDOW_IO_TIME
 }
 
 /*
