@@ -188,14 +188,21 @@ if [ ! -e "$PAGE_REPORTING_DELAY" ]; then
 elif [ "$PAGE_REPORTING" = keep ]; then
 	page_reporting="left as it was (min_free_ms $(cat "$PAGE_REPORTING_DELAY"), PAGE_REPORTING=keep)"
 elif [ -w "$PAGE_REPORTING_DELAY" ]; then
-	PAGE_REPORTING_SAVED=$(cat "$PAGE_REPORTING_DELAY")
-	echo 300000 >"$PAGE_REPORTING_DELAY" || die "could not set $PAGE_REPORTING_DELAY"
-	if [ -w "$PAGE_REPORTING_WAITING" ]; then
-		PAGE_REPORTING_WAITING_SAVED=$(cat "$PAGE_REPORTING_WAITING")
-		echo 65536 >"$PAGE_REPORTING_WAITING" || die "could not set $PAGE_REPORTING_WAITING"
+	was=$(cat "$PAGE_REPORTING_DELAY")
+	if (echo 300000 >"$PAGE_REPORTING_DELAY") 2>/dev/null; then
+		PAGE_REPORTING_SAVED=$was
+		if [ -w "$PAGE_REPORTING_WAITING" ]; then
+			was=$(cat "$PAGE_REPORTING_WAITING")
+			if (echo 65536 >"$PAGE_REPORTING_WAITING") 2>/dev/null; then
+				PAGE_REPORTING_WAITING_SAVED=$was
+			fi
+		fi
+		page_reporting="held off during the run: a freed page is reported after 5 minutes (min_free_ms 300000, was $PAGE_REPORTING_SAVED${PAGE_REPORTING_WAITING_SAVED:+; max_waiting_mib 65536, was $PAGE_REPORTING_WAITING_SAVED}; restored at exit)"
+		log "free page reporting held off during the run (min_free_ms was $PAGE_REPORTING_SAVED)"
+	else
+		page_reporting="left as it was: the kernel refused min_free_ms 300000 (min_free_ms $was)"
+		log "could not hold off free page reporting: cold calls may wait on the host"
 	fi
-	page_reporting="held off during the run: a freed page is reported after 5 minutes (min_free_ms 300000, was $PAGE_REPORTING_SAVED${PAGE_REPORTING_WAITING_SAVED:+; max_waiting_mib 65536, was $PAGE_REPORTING_WAITING_SAVED}; restored at exit)"
-	log "free page reporting held off during the run (min_free_ms was $PAGE_REPORTING_SAVED)"
 else
 	page_reporting="left as it was, not writable (min_free_ms $(cat "$PAGE_REPORTING_DELAY"))"
 fi
