@@ -470,8 +470,12 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 	if (previous == 0)
 		return false;			/* first visit: survives this pass */
 
-	/* an entry being merged into right now is in use: skip it */
-	if (!LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
+	/*
+	 * An entry being merged into right now is in use: skip it.  Taking its
+	 * text writes it; a victim only queued is read.
+	 */
+	if (!LWLockConditionalAcquire(&entry->header.lock,
+								  take_text ? LW_EXCLUSIVE : LW_SHARED))
 		return false;
 	if (entry->data.stats_since != 0)
 	{

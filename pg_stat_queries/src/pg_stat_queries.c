@@ -114,9 +114,10 @@ check_restored(void)
 
 /*
  * Per-backend setup done by the statistics system (all process types).  The
- * startup process reads the texts saved at shutdown.  The first client backend checks the restored statistics: client backends
- * start after the startup process restored them, on a primary as on a hot
- * standby, and before any statement is tracked.
+ * startup process reads the texts saved at shutdown.  The first client
+ * backend checks the restored statistics: client backends start after the
+ * startup process restored them, on a primary as on a hot standby, and
+ * before any statement is tracked.
  */
 static void
 pgsq_init_backend_cb(void)
@@ -143,7 +144,7 @@ pgsq_init_backend_cb(void)
  * some stay pending (then the statistics system calls again later).  The
  * checkpointer's last one comes right before it writes the statistics file
  * at shutdown: the moment to free orphaned entries (see eviction.c) and to
- * write the texts (qtext.c).
+ * write the texts (textfile.c).
  */
 static bool
 pgsq_flush_static_cb(bool nowait)

@@ -343,14 +343,10 @@ pgsq_text_reopen(PgsqSharedEntry *entry)
 TimestampTz
 pgsq_text_stored_at(PgsqSharedEntry *entry)
 {
-	int			len;
-	int			encoding;
-	TimestampTz stored_at;
-
 	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_STORED)
 		return 0;
-	(void) pgsq_text_bytes(entry->text, &len, &encoding, &stored_at);
-	return stored_at;
+	pgsq_qtext_attach();
+	return chunk_of(entry->text)->stored_at;
 }
 
 /*

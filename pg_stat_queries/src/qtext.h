@@ -45,7 +45,10 @@ extern const char *pgsq_text_bytes(dsa_pointer text, int *len,
 								   int *encoding, TimestampTz *stored_at);
 extern void pgsq_text_set_stored_at(dsa_pointer text, TimestampTz stored_at);
 
-/* Has the entry a text?  Read without its lock: a hint */
+/*
+ * Has the entry a text, or is it closed to texts (so none need be made)?
+ * Read without its lock: a hint.
+ */
 static inline bool
 pgsq_text_hint(PgsqSharedEntry *entry)
 {

@@ -573,10 +573,10 @@ pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
 /*
  * At parse analysis of a statement with constants: see that it has an
  * entry, so that a new one gets its text (src) normalized from the
- * constants' locations at hand.  A statement this backend refers to has one, and
- * needs nothing more: its text is seen to when it ends.  One this backend
- * never saw is most likely new: its entry is created without a lookup
- * first.  One seen before is looked up, and created if missing (after a
+ * constants' locations at hand.  A statement this backend refers to has
+ * one, and needs nothing more: its text is seen to when it ends.  One this
+ * backend never saw is most likely new: its entry is created without a
+ * lookup first.  One seen before is looked up, and created if missing (after a
  * reset or an eviction).  An entry created here has no reference from
  * this backend: pgsq_is_fresh_entry then holds until the statement's first
  * execution, which goes into the entry directly.  Nothing is created while

@@ -158,9 +158,9 @@ pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
 /*
  * Create a statement's entry, holding its first counts if given and its
  * text if valid (a chunk from pgsq_text_prepare, which becomes the entry's
- * only if CREATE_DONE), without taking a reference to it, so that this backend has nothing to collect
- * when the entry is dropped, and a drop frees it at once unless another
- * backend references it.  The entry is filled while its hash partition is
+ * only if CREATE_DONE), without taking a reference to it, so that this
+ * backend has nothing to collect when the entry is dropped, and a drop
+ * frees it at once unless another backend references it.  The entry is filled while its hash partition is
  * locked exclusively: nobody can find it before, so its own lock is not
  * needed.  usage is its clock-sweep usage count (eviction.c).  A dropped
  * entry still in the hash (some backend references it) can only be reused

@@ -370,6 +370,8 @@ load_texts_at_startup(void)
 
 	FreeFile(file);
 	unlink(PGSQ_TEXT_FILE);
+	if (buf)
+		pfree(buf);
 	return;
 
 corrupt:
@@ -379,6 +381,9 @@ corrupt:
 					PGSQ_TEXT_FILE)));
 	FreeFile(file);
 	unlink(PGSQ_TEXT_FILE);
+	/* the startup process lives on through recovery, a standby's for good */
+	if (buf)
+		pfree(buf);
 }
 
 /* Per-process setup: the startup process loads the texts */
