@@ -73,15 +73,28 @@ bench_pick_build() {
 	[ -x "$PGBIN/pgbench" ] || bench_die "no pgbench in $PGBIN"
 }
 
+# Fingerprint of the sources pg_stat_queries is built from in this tree
+bench_extension_sources_sum() {
+	(cd "$REPO_ROOT" &&
+		find pg_stat_queries/src pg_stat_queries/sql pg_stat_queries/compat mk \
+			pg_stat_queries/Makefile pg_stat_queries/pg_stat_queries.control \
+			-type f \( -name '*.[ch]' -o -name '*.sql' -o -name '*.mk' \
+			-o -name Makefile -o -name '*.control' \) 2>/dev/null |
+		LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -d' ' -f1
+}
+
 # Build pg_stat_queries from a private copy of its sources (not to disturb
 # builds in the working tree) and install it into the chosen build, unless
-# the installed library is already newer than every source file.
+# the installed library was built from exactly these sources: a stamp next
+# to it holds their fingerprint.  (Comparing times would take a library
+# installed from another checkout, built later, for this one's.)
 bench_install_extension() {
-	local src=$REPO_ROOT/pg_stat_queries
-	local lib
+	local lib stamp sum
 	lib="$("$PG_CONFIG" --pkglibdir)/pg_stat_queries.so"
-	if [ -f "$lib" ] && [ -z "$(find "$src/src" "$src/sql" "$src/Makefile" "$src/pg_stat_queries.control" -newer "$lib" -print -quit)" ]; then
-		bench_say "pg_stat_queries already installed and up to date in $(dirname "$lib")"
+	stamp="$lib.sources"
+	sum=$(bench_extension_sources_sum)
+	if [ -f "$lib" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ]; then
+		bench_say "pg_stat_queries already installed from these sources in $(dirname "$lib")"
 		return 0
 	fi
 	if [ ! -w "$(dirname "$lib")" ]; then
@@ -99,6 +112,7 @@ bench_install_extension() {
 		bench_die "building pg_stat_queries failed"
 	fi
 	rm -rf "$build"
+	echo "$sum" >"$stamp"
 }
 
 # Start the server (core files allowed: see bench_core_backtraces) with the settings in the file named by $1 (copied to
