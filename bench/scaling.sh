@@ -22,11 +22,15 @@
 #   1. warms up: every statement in turn, twice (entries created at the first
 #      pass; pg_stat_queries' backend keeps a reference to a statement it runs
 #      again, so after the second pass every statement has one);
-#   2. runs "SELECT pg_sleep(0)": callgrind dumps the backend's counts so far
+#   2. runs "SELECT pg_stat_force_next_flush()" (the backend flushes its
+#      statistics as it goes idle: pg_stat_queries merges all it has pending)
+#      and "SELECT pg_sleep(0)": callgrind dumps the backend's counts so far
 #      (connection, warm-up) and starts again from zero;
 #   3. runs SC_LO statements, each one of the K at random (fixed seed, random
-#      aid), then pg_sleep(0) again: the dump holds phase 1;
-#   4. runs SC_HI statements the same way, then pg_sleep(0): phase 2.
+#      aid), then the flush and pg_sleep(0) again: the dump holds phase 1;
+#   4. runs SC_HI statements the same way, then the flush and pg_sleep(0):
+#      phase 2.  So each phase holds the merges of its own statements and no
+#      other's, wherever pg_stat_queries' once-a-second flushes fall.
 #
 #   per statement = (phase 2 - phase 1) / (SC_HI - SC_LO)   for Ir, D1 misses
 #                   (D1mr + D1mw) and LL misses (ILmr + DLmr + DLmw)

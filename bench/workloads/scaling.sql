@@ -4,7 +4,11 @@
 -- a client's variables from one transaction to the next): the first :warm run
 -- the statements in turn, the others pick one at random; at transactions :m1,
 -- :m2 and :m3 "SELECT pg_sleep(0)" marks a phase for callgrind's
--- --dump-before=pg_sleep.
+-- --dump-before=pg_sleep.  Before it, pg_stat_force_next_flush() has the
+-- backend flush its statistics when it next goes idle: pg_stat_queries then
+-- merges every count still pending, so a phase holds the merges of its own
+-- statements (else how many a phase holds depends on where the once-a-second
+-- flushes fall, about 200 instructions per statement either way at 50,000).
 \set i :i + 1
 \if :i <= :warm
 \set k (:i - 1) % :nstmt + 1
@@ -13,6 +17,7 @@
 \endif
 \set aid random(1, 100000)
 \if :i = :m1 or :i = :m2 or :i = :m3
+SELECT pg_stat_force_next_flush();
 SELECT pg_sleep(0);
 \endif
 SELECT abalance FROM pgbench_accounts a:k WHERE aid = :aid;
