@@ -85,15 +85,18 @@ bench_extension_sources_sum() {
 
 # Build pg_stat_queries from a private copy of its sources (not to disturb
 # builds in the working tree) and install it into the chosen build, unless
-# the installed library was built from exactly these sources: a stamp next
-# to it holds their fingerprint.  (Comparing times would take a library
-# installed from another checkout, built later, for this one's.)
+# the installed library was built here from exactly these sources: a stamp
+# next to it holds their fingerprint and the library's own, so a library
+# installed since by other means does not pass either.  (Comparing times
+# would take a library installed from another checkout, built later, for
+# this one's.)
 bench_install_extension() {
 	local lib stamp sum
 	lib="$("$PG_CONFIG" --pkglibdir)/pg_stat_queries.so"
 	stamp="$lib.sources"
 	sum=$(bench_extension_sources_sum)
-	if [ -f "$lib" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ]; then
+	if [ -f "$lib" ] && [ -f "$stamp" ] &&
+		[ "$(cat "$stamp")" = "$sum $(sha256sum <"$lib" | cut -d' ' -f1)" ]; then
 		bench_say "pg_stat_queries already installed from these sources in $(dirname "$lib")"
 		return 0
 	fi
@@ -112,7 +115,7 @@ bench_install_extension() {
 		bench_die "building pg_stat_queries failed"
 	fi
 	rm -rf "$build"
-	echo "$sum" >"$stamp"
+	echo "$sum $(sha256sum <"$lib" | cut -d' ' -f1)" >"$stamp"
 }
 
 # Start the server (core files allowed: see bench_core_backtraces) with the settings in the file named by $1 (copied to
