@@ -160,12 +160,13 @@ pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
  * text if valid (a chunk from pgsq_text_prepare, which becomes the entry's
  * only if CREATE_DONE), without taking a reference to it, so that this
  * backend has nothing to collect when the entry is dropped, and a drop
- * frees it at once unless another backend references it.  The entry is filled while its hash partition is
- * locked exclusively: nobody can find it before, so its own lock is not
- * needed.  usage is its clock-sweep usage count (eviction.c).  A dropped
- * entry still in the hash (some backend references it) can only be reused
- * by the statistics system itself: the caller then creates the entry with
- * a reference.  The caller accounts for the new entry (eviction.c).
+ * frees it at once unless another backend references it.  The entry is
+ * filled while its hash partition is locked exclusively: nobody can find
+ * it before, so its own lock is not needed.  usage is its clock-sweep
+ * usage count (eviction.c).  A dropped entry still in the hash (some
+ * backend references it) can only be reused by the statistics system
+ * itself: the caller then creates the entry with a reference.  The caller
+ * accounts for the new entry (eviction.c).
  */
 PgsqCreateResult
 pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
