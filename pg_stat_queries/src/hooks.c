@@ -119,11 +119,9 @@ current_key(int64 queryid)
  * an entry that is being dropped meanwhile is refused, and freed (qtext.c).
  */
 static void
-ensure_text(PgStat_EntryRef *entry_ref, const PgsqKey *key,
+ensure_text(PgsqSharedEntry *entry, const PgsqKey *key,
 			const PgsqTextSource *src)
 {
-	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-
 	if (pgsq_text_hint(entry))
 		return;
 	(void) pgsq_text_give(entry, key, pgsq_statement_text(key, src));
@@ -196,15 +194,15 @@ record_statement(int64 queryid, const char *source, int location, int len,
 {
 	PgsqKey		key = current_key(queryid);
 	PgsqTextSource src = {source, location, len, NULL, nesting_level};
-	PgStat_EntryRef *entry_ref;
+	PgsqSharedEntry *entry;
 	bool		check_text;
 
-	entry_ref = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
+	entry = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
 							rows, bufusage, walusage, jitusage,
 							parallel_to_launch, parallel_launched,
 							&check_text);
-	if (entry_ref != NULL && source != NULL && check_text)
-		ensure_text(entry_ref, &key, &src);
+	if (entry != NULL && source != NULL && check_text)
+		ensure_text(entry, &key, &src);
 	pgsq_maybe_flush_busy();
 
 	/* last: a sweep may evict entries this backend holds references to */

@@ -46,11 +46,12 @@
  * counts only in the batch it was made in (pending_batch), so emptying the
  * table costs nothing per statement.
  *
- * Each statement keeps this backend's reference to its entry, used while
- * the generation of references it was found in is current (refs.c): the
- * statistics system may free a reference that has no pending data of its
- * own, but only in a way that moves that generation.  A reference from an
- * older generation is looked up again before it is used.  Counts are for
+ * Each statement keeps its entry, which this backend's reference keeps
+ * allocated, and uses it while the generation of references it was found
+ * in is current (refs.c): the statistics system may free a reference that
+ * has no pending data of its own, but only in a way that moves that
+ * generation.  An entry from an older generation is looked up again
+ * before it is used; one closed to texts is being dropped.  Counts are for
  * the entry that was live when they were added (entry_since, its
  * stats_since): if that entry was dropped since, by a reset or eviction,
  * they are discarded with it, even if the statement has a new entry by now.
@@ -59,7 +60,7 @@ typedef struct PendingStmt
 {
 	PgsqKey		key;
 	uint64		objid;
-	PgStat_EntryRef *entry_ref; /* usable while ref_generation is current */
+	PgsqSharedEntry *entry;		/* usable while ref_generation is current */
 	uint32		ref_generation;
 	bool		text_checked;	/* the entry's text was looked after */
 	TimestampTz entry_since;	/* stats_since of the entry counted for */
@@ -114,7 +115,7 @@ typedef struct ParkedCounters
 static HTAB *parked = NULL;
 static TimestampTz first_parked = 0;
 
-static bool merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
+static bool merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 							 const PgsqCounters *counters,
 							 TimestampTz counted_for, bool nowait);
 
@@ -179,17 +180,14 @@ unpark_all(void)
 	hash_seq_init(&seq, parked);
 	while ((p = hash_seq_search(&seq)) != NULL)
 	{
-		PgStat_EntryRef *entry_ref = NULL;
+		PgsqSharedEntry *entry = NULL;
 
 		if (p->reset_count == reset_count)
-			entry_ref = pgsq_entry_ref(&p->key, pgsq_objid(&p->key),
-									   NULL);
-		if (entry_ref != NULL)
+			entry = pgsq_referenced_entry(&p->key, pgsq_objid(&p->key), NULL);
+		if (entry != NULL)
 		{
-			(void) merge_into_entry(entry_ref, &p->key, &p->counters, 0,
-									false);
-			(void) pgsq_text_give((PgsqSharedEntry *) entry_ref->shared_stats,
-								  &p->key, p->text);
+			(void) merge_into_entry(entry, &p->key, &p->counters, 0, false);
+			(void) pgsq_text_give(entry, &p->key, p->text);
 		}
 		else
 			pgsq_text_discard(p->text);
@@ -213,9 +211,9 @@ unpark_at_exit(int code, Datum arg)
  * backend has created but not yet started (store.c): unknown, then.
  */
 static inline TimestampTz
-entry_since(PgStat_EntryRef *entry_ref)
+entry_since(PgsqSharedEntry *entry)
 {
-	return ((PgsqSharedEntry *) entry_ref->shared_stats)->data.stats_since;
+	return entry->data.stats_since;
 }
 
 /* Are counts for the life "counted_for" not for the life "since"? */
@@ -316,11 +314,11 @@ pgsq_pending_reserve_memory(void)
 }
 
 /*
- * New, empty pending counts of a statement, with its entry's reference.
+ * New, empty pending counts of a statement, with its entry.
  * Not inlined: once per batch, and bench/scaling.sh counts its calls.
  */
 static pg_noinline PendingStmt *
-add_pending(const PgsqKey *key, uint64 objid, PgStat_EntryRef *entry_ref,
+add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 			uint32 generation)
 {
 	PendingStmt *ps;
@@ -330,10 +328,10 @@ add_pending(const PgsqKey *key, uint64 objid, PgStat_EntryRef *entry_ref,
 	ps = &pending_stmts[pending_count];
 	ps->key = *key;
 	ps->objid = objid;
-	ps->entry_ref = entry_ref;
+	ps->entry = entry;
 	ps->ref_generation = generation;
 	ps->text_checked = false;
-	ps->entry_since = entry_since(entry_ref);
+	ps->entry_since = entry_since(entry);
 	memset(&ps->counters, 0, sizeof(ps->counters));
 	index_pending(objid, pending_count);
 	last_pos = pending_count;
@@ -345,16 +343,15 @@ add_pending(const PgsqKey *key, uint64 objid, PgStat_EntryRef *entry_ref,
 }
 
 /*
- * Give pending counts the reference found for their statement just now.
+ * Give pending counts the entry found for their statement just now.
  * If it is another life of the entry than the one counted for (the old one
  * was dropped by a reset or eviction), the counts belong to the dropped
  * past: discard them.
  */
 static void
-rebind_pending(PendingStmt *ps, PgStat_EntryRef *entry_ref,
-			   uint32 generation)
+rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
 {
-	TimestampTz since = entry_since(entry_ref);
+	TimestampTz since = entry_since(entry);
 
 	if (other_life(ps->entry_since, since))
 	{
@@ -363,13 +360,13 @@ rebind_pending(PendingStmt *ps, PgStat_EntryRef *entry_ref,
 	}
 	if (since != 0)
 		ps->entry_since = since;
-	ps->entry_ref = entry_ref;
+	ps->entry = entry;
 	ps->ref_generation = generation;
 }
 
 /*
  * Record one planning or execution of a statement in local memory, and
- * return this backend's reference to its entry, or NULL if the statement has
+ * return its entry (referenced by this backend), or NULL if the statement has
  * no usable entry right now: then the counts went into an entry directly,
  * or were parked, or the table is full and the execution was refused.  Only
  * the first execution of a statement unknown to this backend looks at
@@ -385,7 +382,7 @@ rebind_pending(PendingStmt *ps, PgStat_EntryRef *entry_ref,
  * textsource.c) would otherwise have that text scanned again on every
  * execution.
  */
-PgStat_EntryRef *
+PgsqSharedEntry *
 pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			double ms, uint64 rows, const BufferUsage *bufusage,
 			const WalUsage *walusage, const JitInstrumentation *jitusage,
@@ -395,7 +392,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	uint64		objid;
 	uint32		generation;
 	PendingStmt *ps;
-	PgStat_EntryRef *entry_ref;
+	PgsqSharedEntry *entry;
 
 	*check_text_out = false;
 
@@ -428,17 +425,17 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 		ps = find_pending(objid);
 	}
 	if (likely(ps != NULL && ps->ref_generation == generation &&
-			   !ps->entry_ref->shared_entry->dropped))
-		entry_ref = ps->entry_ref;
+			   !pgsq_text_closed(ps->entry)))
+		entry = ps->entry;
 	else
 	{
 		bool		stale = false;
 		bool		missing = false;
 
-		entry_ref = NULL;
+		entry = NULL;
 		if (ps == NULL)
 		{
-			entry_ref = pgsq_lookup_entry_ref(objid, &stale, &missing);
+			entry = pgsq_lookup_entry(objid, &stale, &missing);
 			if (missing)
 			{
 				/*
@@ -463,9 +460,9 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 				}
 			}
 		}
-		if (entry_ref == NULL && !stale)
-			entry_ref = pgsq_entry_ref(key, objid, &stale);
-		if (entry_ref == NULL)
+		if (entry == NULL && !stale)
+			entry = pgsq_referenced_entry(key, objid, &stale);
+		if (entry == NULL)
 		{
 			static bool exit_callback_registered = false;
 
@@ -483,16 +480,16 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			return NULL;
 		}
 		if (ps == NULL)
-			ps = add_pending(key, objid, entry_ref, generation);
+			ps = add_pending(key, objid, entry, generation);
 		else
-			rebind_pending(ps, entry_ref, generation);
+			rebind_pending(ps, entry, generation);
 	}
 	pgsq_add_execution(&ps->counters, phase, ms, rows, bufusage, walusage,
 					   jitusage, parallel_to_launch, parallel_launched);
 	*check_text_out = !ps->text_checked;
 	ps->text_checked = true;
-	pgsq_entry_used((PgsqSharedEntry *) entry_ref->shared_stats);
-	return entry_ref;
+	pgsq_entry_used(entry);
+	return entry;
 }
 
 /*
@@ -502,23 +499,28 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
  * if nowait and the lock was not available.
  */
 static bool
-merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
+merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 				 const PgsqCounters *counters, TimestampTz counted_for,
 				 bool nowait)
 {
-	PgsqSharedEntry *entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	int64		calls_before;
 
-	if (!pgstat_lock_entry(entry_ref, nowait))
-		return false;
-	if (other_life(counted_for, entry->data.stats_since))
+	if (nowait)
 	{
-		/* another life of the entry, after a reset or eviction */
-		pgstat_unlock_entry(entry_ref);
+		if (!LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
+			return false;
+	}
+	else
+		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+	if (other_life(counted_for, entry->data.stats_since) ||
+		pgsq_text_closed(entry))
+	{
+		/* another life of the entry, or one being dropped */
+		LWLockRelease(&entry->header.lock);
 		return true;
 	}
 	calls_before = pgsq_merge_locked(entry, key, counters);
-	pgstat_unlock_entry(entry_ref);
+	LWLockRelease(&entry->header.lock);
 
 	pgsq_touch_entry(entry, counters->exec.calls, calls_before);
 	return true;
@@ -533,21 +535,22 @@ merge_into_entry(PgStat_EntryRef *entry_ref, const PgsqKey *key,
 static pg_noinline bool
 flush_one(PendingStmt *ps, bool nowait)
 {
-	PgStat_EntryRef *entry_ref;
+	PgsqSharedEntry *entry;
 
 	if (ps->ref_generation != pgsq_refs_generation())
 	{
 		/* the reference may have been freed: look it up again */
+		PgStat_EntryRef *entry_ref;
+
 		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 										 ps->objid, false, NULL);
-		if (entry_ref == NULL)
-			return true;		/* dropped and freed */
+		if (entry_ref == NULL || entry_ref->shared_entry->dropped)
+			return true;		/* dropped */
+		entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	}
 	else
-		entry_ref = ps->entry_ref;
-	if (entry_ref->shared_entry->dropped)
-		return true;
-	return merge_into_entry(entry_ref, &ps->key, &ps->counters,
+		entry = ps->entry;
+	return merge_into_entry(entry, &ps->key, &ps->counters,
 							ps->entry_since, nowait);
 }
 

@@ -13,7 +13,7 @@
 #include "jit/jit.h"
 #include "textsource.h"
 
-extern PgStat_EntryRef *pgsq_record(const PgsqKey *key,
+extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									const PgsqTextSource *src,
 									PgsqPhase phase, double ms, uint64 rows,
 									const BufferUsage *bufusage,

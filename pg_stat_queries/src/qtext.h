@@ -24,6 +24,19 @@ typedef enum PgsqTextState
 	PGSQ_TEXT_CLOSED,
 } PgsqTextState;
 
+/*
+ * Is the entry closed to texts?  Its text is taken, and it closed, under its
+ * lock before it is dropped (pgsq_text_take), and opened again only when a
+ * new life of it starts (pgsq_text_reopen).  Read without the lock, on the
+ * entry's first line, it tells a backend that the entry it remembers is
+ * dropped or about to be.
+ */
+static inline bool
+pgsq_text_closed(PgsqSharedEntry *entry)
+{
+	return pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_CLOSED;
+}
+
 extern Size pgsq_qtext_shmem_size(void);
 extern void pgsq_qtext_shmem_init(PgsqSharedState *state, bool found);
 extern void pgsq_qtext_attach(void);

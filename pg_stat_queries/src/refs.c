@@ -207,7 +207,7 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 }
 
 /*
- * Create the entry of a statement that has none (pgsq_lookup_entry_ref said
+ * Create the entry of a statement that has none (pgsq_lookup_entry said
  * so), holding its first counts, without a reference (store.c), and
  * account for it.  CREATE_DONE: the counts are in the new
  * entry.  CREATE_REFUSED: the table is at its bound and the execution was
@@ -224,7 +224,7 @@ pgsq_create_first(const PgsqKey *key, uint64 objid,
 	PgsqCreateResult result;
 
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
-		return CREATE_EXISTS;	/* pgsq_entry_ref sorts it out */
+		return CREATE_EXISTS;	/* pgsq_referenced_entry sorts it out */
 
 	/* its first execution marks it used, as pgsq_entry_used would */
 	result = create_entry(key, objid, counters, 1, src);
@@ -308,24 +308,31 @@ entry_exists(uint64 objid)
 }
 
 /*
- * References this backend found at parse analysis, by object id, so that a
- * known statement is found again with a lookup keyed by its 64-bit id
- * (already a hash) instead of the statistics system's lookup keyed by the
- * whole hash key.  The statistics system frees a reference only when this
- * backend drops the entry (pgsq_local_drops) or when it collects
- * references after some backend asked for it (gc_request_count, checked
- * at the start of each of its lookups): whenever either count moved, the
- * memo's generation advances and what it remembered before no longer
- * counts, so it never hands out a freed reference.  (Advancing instead of
- * emptying it: under eviction churn requests come often, and emptying
- * means clearing every slot.)  Both counts are read before the lookup
- * that finds a reference to remember, so one freed by that lookup's own
- * collection is never kept.  It holds at most PGSQ_KNOWN_REFS_MAX
- * references (a table of 16,384 slots, 384 kB) and is emptied when full:
- * unbounded, at 50,000 statements memo and the statistics system's cache
- * together missed the CPU's caches more often than one lookup saves.
+ * The entries of references this backend found, by object id, so that a
+ * known statement's entry is found again with a lookup keyed by its 64-bit
+ * id (already a hash) instead of the statistics system's lookup keyed by
+ * the whole hash key.  The memo holds the entry itself, not the reference:
+ * at 50,000 statements each line a known statement touches is a likely
+ * cache miss, and the entry's first line, which the merge needs anyway,
+ * also says whether it is being dropped (pgsq_text_closed), where the
+ * reference and the shared hash entry would take two lines more.
+ *
+ * The entry stays allocated for as long as this backend's reference to it
+ * lives.  The statistics system frees a reference only when this backend
+ * drops the entry (pgsq_local_drops) or when it collects references after
+ * some backend asked for it (gc_request_count, checked at the start of each
+ * of its lookups): whenever either count moved, the memo's generation
+ * advances and what it remembered before no longer counts, so it never
+ * hands out a freed entry.  (Advancing instead of emptying it: under
+ * eviction churn requests come often, and emptying means clearing every
+ * slot.)  Both counts are read before the lookup that finds a reference to
+ * remember, so one freed by that lookup's own collection is never kept.
+ * It holds at most PGSQ_KNOWN_REFS_MAX entries (a table of 131,072 slots,
+ * 3 MB) and is emptied when full: below that, a known statement would go
+ * to the statistics system's lookup (about 250 instructions and a cache
+ * line more) whenever the backend runs more statements than it holds.
  */
-#define PGSQ_KNOWN_REFS_MAX 12288
+#define PGSQ_KNOWN_REFS_MAX 98304
 #define PGSQ_KNOWN_REFS_FIRST 256	/* references it is made for */
 
 typedef struct KnownRef
@@ -333,7 +340,7 @@ typedef struct KnownRef
 	uint64		objid;
 	char		status;			/* used by simplehash */
 	uint32		generation;		/* pgsq_refs_gen when remembered */
-	PgStat_EntryRef *entry_ref;
+	PgsqSharedEntry *entry;
 } KnownRef;
 
 #define SH_PREFIX known_refs
@@ -392,9 +399,9 @@ pgsq_refs_reserve_memory(void)
 									   PGSQ_KNOWN_REFS_FIRST, NULL);
 }
 
-/* The remembered reference of a statement, or NULL */
-static inline PgStat_EntryRef *
-known_ref(uint64 objid)
+/* The remembered entry of a statement, or NULL */
+static inline PgsqSharedEntry *
+known_entry(uint64 objid)
 {
 	uint32		generation = pgsq_refs_generation();
 	KnownRef   *known;
@@ -403,12 +410,12 @@ known_ref(uint64 objid)
 		pgsq_refs_reserve_memory();
 	known = known_refs_lookup(known_refs, objid);
 	return known != NULL && known->generation == generation ?
-		known->entry_ref : NULL;
+		known->entry : NULL;
 }
 
-/* Remember a live reference found by a lookup made after known_ref() */
-static inline void
-remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
+/* Remember the entry of a live reference found by a lookup made after known_entry() */
+static inline PgsqSharedEntry *
+remember_known_entry(uint64 objid, PgStat_EntryRef *entry_ref)
 {
 	bool		found;
 	KnownRef   *known;
@@ -418,28 +425,37 @@ remember_known_ref(uint64 objid, PgStat_EntryRef *entry_ref)
 		known_refs_reset(known_refs);
 	known = known_refs_insert(known_refs, objid, &found);
 	known->generation = pgsq_refs_gen;
-	known->entry_ref = entry_ref;
+	known->entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	mark_seen(objid);
+	return known->entry;
 }
 
-/* The remembered reference of a statement, if its entry is still live */
-static inline PgStat_EntryRef *
-known_live_ref(uint64 objid)
+/*
+ * The remembered entry of a statement, unless it is being dropped.  (An
+ * entry is closed to texts under its lock before any drop of ours, and
+ * PostgreSQL drops entries of ours only at startup; a drop that closed
+ * nothing would still advance the generation, see above, by its request
+ * to collect references.)
+ */
+static inline PgsqSharedEntry *
+known_live_entry(uint64 objid)
 {
-	PgStat_EntryRef *entry_ref = known_ref(objid);
+	PgsqSharedEntry *entry = known_entry(objid);
 
-	if (entry_ref != NULL && likely(!entry_ref->shared_entry->dropped))
-		return entry_ref;
+	if (entry != NULL && likely(!pgsq_text_closed(entry)))
+		return entry;
 	return NULL;
 }
 
 /*
  * Look up a statement's existing entry, without creating it, and remember
- * the reference found.  NULL if it has none, or, with *stale set, if this
- * backend's reference to its dropped entry cannot be collected yet (see
- * request_gc_if_due).  The caller read the memo's generation first.
+ * it.  NULL if it has none, or, with *stale set, if this backend's
+ * reference to its dropped entry cannot be collected yet (see
+ * request_gc_if_due).  The caller read the memo's generation first.  The
+ * shared hash entry's flag decides whether the entry was dropped: one only
+ * closed to texts is about to be, and waiting for its drop would spin.
  */
-static PgStat_EntryRef *
+static PgsqSharedEntry *
 look_up_existing(uint64 objid, bool *stale)
 {
 	for (;;)
@@ -451,10 +467,7 @@ look_up_existing(uint64 objid, bool *stale)
 		if (entry_ref == NULL)
 			return NULL;
 		if (likely(!entry_ref->shared_entry->dropped))
-		{
-			remember_known_ref(objid, entry_ref);
-			return entry_ref;
-		}
+			return remember_known_entry(objid, entry_ref);
 		/* have it collected, and look again */
 		if (!request_gc_if_due())
 		{
@@ -465,10 +478,11 @@ look_up_existing(uint64 objid, bool *stale)
 }
 
 /*
- * This backend's reference to a statement's entry (objid is
- * pgsq_objid(key)), found or created.  The memo of references is looked at
- * first; a reference found otherwise is remembered there.  A cached
- * reference may point to an entry that a reset or eviction dropped: have it
+ * The entry of a statement (objid is pgsq_objid(key)), found or created,
+ * with a reference from this backend that keeps it allocated while the
+ * generation of references (refs.h) stays the same.  The memo is looked at
+ * first; an entry found otherwise is remembered there.  A cached reference
+ * may point to an entry that a reset or eviction dropped: have it
  * collected, and look again to find or create a live entry.
  *
  * If the reference cannot be collected right now (see request_gc_if_due)
@@ -477,10 +491,10 @@ look_up_existing(uint64 objid, bool *stale)
  * stale == NULL, collection is requested unconditionally.  NULL without
  * *stale means the table is at its bound: the execution is refused.
  */
-PgStat_EntryRef *
-pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
+PgsqSharedEntry *
+pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 {
-	PgStat_EntryRef *entry_ref;
+	PgsqSharedEntry *entry;
 
 	if (stale != NULL)
 		*stale = false;
@@ -491,9 +505,9 @@ pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
 	 * (The memo's generation is read here, before any lookup below whose
 	 * result it may remember.)
 	 */
-	entry_ref = known_live_ref(objid);
-	if (entry_ref != NULL)
-		return entry_ref;
+	entry = known_live_entry(objid);
+	if (entry != NULL)
+		return entry;
 
 	/* at the bound, only statements that have an entry are counted */
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
@@ -505,6 +519,8 @@ pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
 
 	for (;;)
 	{
+		PgStat_EntryRef *entry_ref;
+
 		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
 										 objid, false, NULL);
 		if (entry_ref == NULL)
@@ -530,10 +546,7 @@ pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
 				pgsq_entry_not_created();
 		}
 		if (likely(!entry_ref->shared_entry->dropped))
-		{
-			remember_known_ref(objid, entry_ref);
-			return entry_ref;
-		}
+			return remember_known_entry(objid, entry_ref);
 
 		if (stale == NULL)
 			pgstat_request_entry_refs_gc();
@@ -546,16 +559,17 @@ pgsq_entry_ref(const PgsqKey *key, uint64 objid, bool *stale)
 }
 
 /*
- * At execution, for the first counts of a batch: this backend's reference to
- * a statement's existing entry, or NULL.  *missing is set when the entry is
- * missing, or likely so as this backend never saw the statement (then it is
- * not even looked up): the caller creates the entry with pgsq_create_first.
- * *stale as for pgsq_entry_ref; the caller passes both set to false.
+ * At execution, for the first counts of a batch: the entry of a statement
+ * this backend references or finds, or NULL.  *missing is set when the
+ * entry is missing, or likely so as this backend never saw the statement
+ * (then it is not even looked up): the caller creates the entry with
+ * pgsq_create_first.  *stale as for pgsq_referenced_entry; the caller
+ * passes both set to false.
  */
-PgStat_EntryRef *
-pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
+PgsqSharedEntry *
+pgsq_lookup_entry(uint64 objid, bool *stale, bool *missing)
 {
-	PgStat_EntryRef *entry_ref;
+	PgsqSharedEntry *entry;
 
 	/* the memo only holds statements seen here (or lost from the filter) */
 	if (!seen_objid(objid))
@@ -563,11 +577,11 @@ pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
 		*missing = true;
 		return NULL;
 	}
-	entry_ref = known_live_ref(objid);
-	if (entry_ref == NULL)
-		entry_ref = look_up_existing(objid, stale);
-	*missing = entry_ref == NULL && !*stale;
-	return entry_ref;
+	entry = known_live_entry(objid);
+	if (entry == NULL)
+		entry = look_up_existing(objid, stale);
+	*missing = entry == NULL && !*stale;
+	return entry;
 }
 
 /*
@@ -581,7 +595,7 @@ pgsq_lookup_entry_ref(uint64 objid, bool *stale, bool *missing)
  * this backend: pgsq_is_fresh_entry then holds until the statement's first
  * execution, which goes into the entry directly.  Nothing is created while
  * this backend's reference to the statement's dropped entry cannot be
- * collected yet (see pgsq_entry_ref): its counts will be parked, with its
+ * collected yet (see pgsq_referenced_entry): its counts will be parked, with its
  * text.  At the bound, nothing is created or counted here: the execution
  * is, when it ends.
  */
@@ -591,7 +605,7 @@ pgsq_parse_see_entry(const PgsqKey *key, const PgsqTextSource *src)
 	uint64		objid = pgsq_objid(key);
 	bool		stale = false;
 
-	if (known_live_ref(objid) != NULL)
+	if (known_live_entry(objid) != NULL)
 		return;
 	if (seen_objid(objid) &&
 		(look_up_existing(objid, &stale) != NULL || stale))

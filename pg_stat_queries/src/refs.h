@@ -16,16 +16,16 @@ extern uint32 pgsq_refs_gen;
 extern uint64 pgsq_refs_gen_gc;
 extern uint64 pgsq_refs_gen_drops;
 
-extern PgStat_EntryRef *pgsq_entry_ref(const PgsqKey *key, uint64 objid,
-									   bool *stale);
+extern PgsqSharedEntry *pgsq_referenced_entry(const PgsqKey *key,
+											  uint64 objid, bool *stale);
 extern void pgsq_parse_see_entry(const PgsqKey *key,
 								 const PgsqTextSource *src);
 extern uint32 pgsq_refs_generation_advance(uint64 gc);
 extern bool pgsq_is_fresh_entry(const PgsqKey *key);
 extern bool pgsq_merge_fresh(const PgsqKey *key,
 							 const PgsqCounters *counters);
-extern PgStat_EntryRef *pgsq_lookup_entry_ref(uint64 objid, bool *stale,
-											  bool *missing);
+extern PgsqSharedEntry *pgsq_lookup_entry(uint64 objid, bool *stale,
+										  bool *missing);
 extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,
 										  const PgsqCounters *counters,
 										  const PgsqTextSource *src);
