@@ -198,9 +198,9 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	bool		check_text;
 
 	entry = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
-							rows, bufusage, walusage, jitusage,
-							parallel_to_launch, parallel_launched,
-							&check_text);
+						rows, bufusage, walusage, jitusage,
+						parallel_to_launch, parallel_launched,
+						&check_text);
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, &src);
 	pgsq_maybe_flush_busy();
