@@ -5,8 +5,9 @@
  *		to find them without a lookup.
  *
  * Backends keep a local cache of references to entries (the statistics
- * system's), so looking up a known statement touches no shared memory.  On
- * top of it: a memo of references by object id, a filter of the
+ * system's), so looking up a known statement takes no lock and writes no
+ * shared memory.  On top of it: a memo of the referenced entries by object
+ * id (it reads the entry's first line), a filter of the
  * statements seen here with an entry, the entry this backend created last
  * at parse analysis (its first execution is merged at once), and the
  * statements known to have no entry while the table is at its bound.  A
