@@ -414,7 +414,7 @@ known_entry(uint64 objid)
 		known->entry : NULL;
 }
 
-/* Remember the entry of a live reference found by a lookup made after known_entry() */
+/* Remember the entry of a live reference found after known_entry() was read */
 static inline PgsqSharedEntry *
 remember_known_entry(uint64 objid, PgStat_EntryRef *entry_ref)
 {
@@ -596,9 +596,9 @@ pgsq_lookup_entry(uint64 objid, bool *stale, bool *missing)
  * this backend: pgsq_is_fresh_entry then holds until the statement's first
  * execution, which goes into the entry directly.  Nothing is created while
  * this backend's reference to the statement's dropped entry cannot be
- * collected yet (see pgsq_referenced_entry): its counts will be parked, with its
- * text.  At the bound, nothing is created or counted here: the execution
- * is, when it ends.
+ * collected yet (see pgsq_referenced_entry): its counts will be parked,
+ * with its text.  At the bound, nothing is created or counted here: the
+ * execution is, when it ends.
  */
 void
 pgsq_parse_see_entry(const PgsqKey *key, const PgsqTextSource *src)
