@@ -9,8 +9,8 @@
  * counters can be merged into shared ones in any grouping with the same
  * mean and variance as one pass over every observation.
  *
- * Execution times also go to the latency histogram (histogram.c), the only
- * module of ours this one uses.
+ * Execution times also go to the latency histogram (histogram.c); rare
+ * counters go to their own chunk beside the entry (rare.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -18,6 +18,7 @@
 
 #include "access/xact.h"
 #include "counters.h"
+#include "rare.h"
 #include "utils/timestamp.h"
 
 /* Add one timing observation to a phase's summary (Welford's method) */
@@ -44,7 +45,7 @@ add_timing(PgsqTiming *t, double ms)
 
 /* Add the I/O times of one execution to local counters */
 static void
-add_io_times(PgsqCounters *c, const BufferUsage *bufusage)
+add_io_times(PgsqRareCounters *c, const BufferUsage *bufusage)
 {
 	c->shared_blk_read_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_read_time);
 	c->shared_blk_write_time += INSTR_TIME_GET_MILLISEC(bufusage->shared_blk_write_time);
@@ -56,7 +57,7 @@ add_io_times(PgsqCounters *c, const BufferUsage *bufusage)
 
 /* Add the local and temporary block counts of one execution */
 static void
-add_local_temp_blocks(PgsqCounters *c, const BufferUsage *bufusage)
+add_local_temp_blocks(PgsqRareCounters *c, const BufferUsage *bufusage)
 {
 	c->local_blks_hit += bufusage->local_blks_hit;
 	c->local_blks_read += bufusage->local_blks_read;
@@ -68,11 +69,15 @@ add_local_temp_blocks(PgsqCounters *c, const BufferUsage *bufusage)
 
 /* Add one planning or execution of a statement to local counters */
 void
-pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
-				   const BufferUsage *bufusage, const WalUsage *walusage,
+pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
+				   uint64 rows, const BufferUsage *bufusage,
+				   const WalUsage *walusage,
 				   const JitInstrumentation *jitusage,
 				   int parallel_to_launch, int parallel_launched)
 {
+	PgsqMainCounters *c = &counters->main;
+	PgsqRareCounters *r = &counters->rare;
+
 	add_timing(PGSQ_TIMING(c, phase), ms);
 	if (phase == PGSQ_EXEC)
 	{
@@ -92,14 +97,18 @@ pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 		if (bufusage->shared_blks_read | bufusage->shared_blks_dirtied |
 			bufusage->shared_blks_written)
 		{
-			c->shared_blks_read += bufusage->shared_blks_read;
-			c->shared_blks_dirtied += bufusage->shared_blks_dirtied;
-			c->shared_blks_written += bufusage->shared_blks_written;
+			r->shared_blks_read += bufusage->shared_blks_read;
+			r->shared_blks_dirtied += bufusage->shared_blks_dirtied;
+			r->shared_blks_written += bufusage->shared_blks_written;
+			counters->has_rare = true;
 		}
 		if (bufusage->local_blks_hit | bufusage->local_blks_read |
 			bufusage->local_blks_dirtied | bufusage->local_blks_written |
 			bufusage->temp_blks_read | bufusage->temp_blks_written)
-			add_local_temp_blocks(c, bufusage);
+		{
+			add_local_temp_blocks(r, bufusage);
+			counters->has_rare = true;
+		}
 		/* I/O times are zero unless track_io_timing is on and I/O was done */
 		if (unlikely(!INSTR_TIME_IS_ZERO(bufusage->shared_blk_read_time) ||
 					 !INSTR_TIME_IS_ZERO(bufusage->shared_blk_write_time) ||
@@ -107,43 +116,49 @@ pgsq_add_execution(PgsqCounters *c, PgsqPhase phase, double ms, uint64 rows,
 					 !INSTR_TIME_IS_ZERO(bufusage->local_blk_write_time) ||
 					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_read_time) ||
 					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_write_time)))
-			add_io_times(c, bufusage);
+		{
+			add_io_times(r, bufusage);
+			counters->has_rare = true;
+		}
 	}
 	if (walusage && (walusage->wal_records | walusage->wal_fpi |
 					 walusage->wal_bytes | walusage->wal_buffers_full))
 	{
-		c->wal_records += walusage->wal_records;
-		c->wal_fpi += walusage->wal_fpi;
-		c->wal_bytes += walusage->wal_bytes;
-		c->wal_buffers_full += walusage->wal_buffers_full;
+		r->wal_records += walusage->wal_records;
+		r->wal_fpi += walusage->wal_fpi;
+		r->wal_bytes += walusage->wal_bytes;
+		r->wal_buffers_full += walusage->wal_buffers_full;
+		counters->has_rare = true;
 	}
 	if (jitusage)
 	{
-		c->jit_functions += jitusage->created_functions;
-		c->jit_generation_time += INSTR_TIME_GET_MILLISEC(jitusage->generation_counter);
+		r->jit_functions += jitusage->created_functions;
+		r->jit_generation_time += INSTR_TIME_GET_MILLISEC(jitusage->generation_counter);
 		if (INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter))
-			c->jit_inlining_count++;
-		c->jit_inlining_time += INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter);
+			r->jit_inlining_count++;
+		r->jit_inlining_time += INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter);
 		if (INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter))
-			c->jit_optimization_count++;
-		c->jit_optimization_time += INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter);
+			r->jit_optimization_count++;
+		r->jit_optimization_time += INSTR_TIME_GET_MILLISEC(jitusage->optimization_counter);
 		if (INSTR_TIME_GET_MILLISEC(jitusage->emission_counter))
-			c->jit_emission_count++;
-		c->jit_emission_time += INSTR_TIME_GET_MILLISEC(jitusage->emission_counter);
+			r->jit_emission_count++;
+		r->jit_emission_time += INSTR_TIME_GET_MILLISEC(jitusage->emission_counter);
 		if (INSTR_TIME_GET_MILLISEC(jitusage->deform_counter))
-			c->jit_deform_count++;
-		c->jit_deform_time += INSTR_TIME_GET_MILLISEC(jitusage->deform_counter);
+			r->jit_deform_count++;
+		r->jit_deform_time += INSTR_TIME_GET_MILLISEC(jitusage->deform_counter);
+		counters->has_rare = true;
 	}
 	if (parallel_to_launch | parallel_launched)
 	{
-		c->parallel_workers_to_launch += parallel_to_launch;
-		c->parallel_workers_launched += parallel_launched;
+		r->parallel_workers_to_launch += parallel_to_launch;
+		r->parallel_workers_launched += parallel_launched;
+		counters->has_rare = true;
 	}
 }
 
 /* Merge one phase's timing summary with Chan et al.'s parallel algorithm */
 static void
-merge_phase(PgsqEntryData *dst, const PgsqCounters *src, PgsqPhase phase)
+merge_phase(PgsqEntryData *dst, const PgsqMainCounters *src, PgsqPhase phase)
 {
 	PgsqTiming *d = PGSQ_TIMING(&dst->counters, phase);
 	const PgsqTiming *s = PGSQ_TIMING(src, phase);
@@ -186,9 +201,9 @@ merge_phase(PgsqEntryData *dst, const PgsqCounters *src, PgsqPhase phase)
 
 /* Add pending counters to an entry's data; caller holds the entry lock */
 static void
-merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
+merge_main(PgsqEntryData *dst, const PgsqMainCounters *src)
 {
-	PgsqCounters *d = &dst->counters;
+	PgsqMainCounters *d = &dst->counters;
 
 	/*
 	 * The histogram is empty exactly while min/max are unset (both start
@@ -206,75 +221,52 @@ merge_counters(PgsqEntryData *dst, const PgsqCounters *src)
 
 	d->rows += src->rows;
 	d->shared_blks_hit += src->shared_blks_hit;
-
-	/*
-	 * The groups most merges leave at zero are not written then: with many
-	 * statements the shared entry is out of the CPU's caches, and each of its
-	 * cache lines touched costs a miss.
-	 */
-	if (src->shared_blks_read | src->shared_blks_dirtied |
-		src->shared_blks_written | src->local_blks_hit |
-		src->local_blks_read | src->local_blks_dirtied |
-		src->local_blks_written | src->temp_blks_read |
-		src->temp_blks_written)
-	{
-		d->shared_blks_read += src->shared_blks_read;
-		d->shared_blks_dirtied += src->shared_blks_dirtied;
-		d->shared_blks_written += src->shared_blks_written;
-		d->local_blks_hit += src->local_blks_hit;
-		d->local_blks_read += src->local_blks_read;
-		d->local_blks_dirtied += src->local_blks_dirtied;
-		d->local_blks_written += src->local_blks_written;
-		d->temp_blks_read += src->temp_blks_read;
-		d->temp_blks_written += src->temp_blks_written;
-	}
-	if (src->shared_blk_read_time != 0 || src->shared_blk_write_time != 0 ||
-		src->local_blk_read_time != 0 || src->local_blk_write_time != 0 ||
-		src->temp_blk_read_time != 0 || src->temp_blk_write_time != 0)
-	{
-		d->shared_blk_read_time += src->shared_blk_read_time;
-		d->shared_blk_write_time += src->shared_blk_write_time;
-		d->local_blk_read_time += src->local_blk_read_time;
-		d->local_blk_write_time += src->local_blk_write_time;
-		d->temp_blk_read_time += src->temp_blk_read_time;
-		d->temp_blk_write_time += src->temp_blk_write_time;
-	}
-	if (src->wal_records | src->wal_fpi | (int64) src->wal_bytes |
-		src->wal_buffers_full)
-	{
-		d->wal_records += src->wal_records;
-		d->wal_fpi += src->wal_fpi;
-		d->wal_bytes += src->wal_bytes;
-		d->wal_buffers_full += src->wal_buffers_full;
-	}
-	if (src->jit_functions | src->jit_inlining_count |
-		src->jit_optimization_count | src->jit_emission_count |
-		src->jit_deform_count || src->jit_generation_time != 0 ||
-		src->jit_inlining_time != 0 || src->jit_optimization_time != 0 ||
-		src->jit_emission_time != 0 || src->jit_deform_time != 0)
-	{
-		d->jit_functions += src->jit_functions;
-		d->jit_generation_time += src->jit_generation_time;
-		d->jit_inlining_count += src->jit_inlining_count;
-		d->jit_inlining_time += src->jit_inlining_time;
-		d->jit_optimization_count += src->jit_optimization_count;
-		d->jit_optimization_time += src->jit_optimization_time;
-		d->jit_emission_count += src->jit_emission_count;
-		d->jit_emission_time += src->jit_emission_time;
-		d->jit_deform_count += src->jit_deform_count;
-		d->jit_deform_time += src->jit_deform_time;
-	}
-	if (src->parallel_workers_to_launch | src->parallel_workers_launched)
-	{
-		d->parallel_workers_to_launch += src->parallel_workers_to_launch;
-		d->parallel_workers_launched += src->parallel_workers_launched;
-	}
 	d->last_executed = Max(d->last_executed, src->last_executed);
+}
+
+/* Add rare counters to an entry's (or to other local ones) */
+void
+pgsq_add_rare(PgsqRareCounters *d, const PgsqRareCounters *src)
+{
+	d->shared_blks_read += src->shared_blks_read;
+	d->shared_blks_dirtied += src->shared_blks_dirtied;
+	d->shared_blks_written += src->shared_blks_written;
+	d->local_blks_hit += src->local_blks_hit;
+	d->local_blks_read += src->local_blks_read;
+	d->local_blks_dirtied += src->local_blks_dirtied;
+	d->local_blks_written += src->local_blks_written;
+	d->temp_blks_read += src->temp_blks_read;
+	d->temp_blks_written += src->temp_blks_written;
+	d->shared_blk_read_time += src->shared_blk_read_time;
+	d->shared_blk_write_time += src->shared_blk_write_time;
+	d->local_blk_read_time += src->local_blk_read_time;
+	d->local_blk_write_time += src->local_blk_write_time;
+	d->temp_blk_read_time += src->temp_blk_read_time;
+	d->temp_blk_write_time += src->temp_blk_write_time;
+	d->wal_records += src->wal_records;
+	d->wal_fpi += src->wal_fpi;
+	d->wal_bytes += src->wal_bytes;
+	d->wal_buffers_full += src->wal_buffers_full;
+	d->jit_functions += src->jit_functions;
+	d->jit_generation_time += src->jit_generation_time;
+	d->jit_inlining_count += src->jit_inlining_count;
+	d->jit_inlining_time += src->jit_inlining_time;
+	d->jit_optimization_count += src->jit_optimization_count;
+	d->jit_optimization_time += src->jit_optimization_time;
+	d->jit_emission_count += src->jit_emission_count;
+	d->jit_emission_time += src->jit_emission_time;
+	d->jit_deform_count += src->jit_deform_count;
+	d->jit_deform_time += src->jit_deform_time;
+	d->parallel_workers_to_launch += src->parallel_workers_to_launch;
+	d->parallel_workers_launched += src->parallel_workers_launched;
 }
 
 /*
  * Merge counters of a statement into its entry, whose lock the caller holds
- * exclusively.  Returns the calls the entry had before.
+ * exclusively.  Returns the calls the entry had before.  Its first rare
+ * counts give the entry their chunk (rare.c), before anything changes: if
+ * shared memory is out, the error leaves the entry as it was and the
+ * counts pending.
  */
 int64
 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
@@ -296,9 +288,11 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	/* a 64-bit objid collision between two statements: keep the first */
 	if (pgsq_key_equals(&data->key, key))
 	{
+		if (counters->has_rare)
+			pgsq_add_rare(pgsq_rare_for_merge(entry), &counters->rare);
 		calls_before = data->counters.exec.calls;
-		merge_counters(data, counters);
-		if (counters->plan.calls + counters->exec.calls > 0)
+		merge_main(data, &counters->main);
+		if (counters->main.plan.calls + counters->main.exec.calls > 0)
 			data->changed_at = now;
 	}
 	return calls_before;
@@ -320,7 +314,8 @@ pgsq_start_data(PgsqEntryData *data, const PgsqKey *key, TimestampTz now)
 /*
  * Give an entry nobody can see yet the counts of its first executions: the
  * same result as pgsq_merge_locked into an empty entry, by a copy, with the
- * clock read once by the caller (the entry's start time).
+ * clock read once by the caller (the entry's start time).  Rare counts are
+ * the caller's: a chunk prepared before (pgsq_rare_prepare).
  */
 void
 pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
@@ -328,9 +323,9 @@ pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
 {
 	Assert(data->counters.plan.calls == 0 &&
 		   data->counters.exec.calls == 0);
-	data->counters = *first;
+	data->counters = first->main;
 	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
-		data->minmax_valid[phase] = PGSQ_TIMING(first, phase)->calls > 0;
-	if (first->plan.calls + first->exec.calls > 0)
+		data->minmax_valid[phase] = PGSQ_TIMING(&first->main, phase)->calls > 0;
+	if (first->main.plan.calls + first->main.exec.calls > 0)
 		data->changed_at = now;
 }

@@ -483,7 +483,7 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 		victim->objid = hent->key.objid;
 		victim->key = entry->data.key;
 		victim->stats_since = entry->data.stats_since;
-		victim->text = take_text ? pgsq_text_take(entry) : InvalidDsaPointer;
+		victim->text = take_text ? pgsq_close_entry(entry) : InvalidDsaPointer;
 		evict = true;
 	}
 	LWLockRelease(&entry->header.lock);
@@ -517,7 +517,7 @@ still_evictable(Victim *victim)
 			same_life = entry->data.stats_since == victim->stats_since;
 			evict = same_life && pg_atomic_read_u32(&entry->usage) == 0;
 			if (evict)
-				victim->text = pgsq_text_take(entry);
+				victim->text = pgsq_close_entry(entry);
 			LWLockRelease(&entry->header.lock);
 		}
 		else

@@ -107,7 +107,7 @@ query_text_datum(const PgsqEntryCopy *copy, bool *isnull)
 static Datum
 percentile_datum(const PgsqEntryData *e, double fraction, bool *isnull)
 {
-	const PgsqCounters *c = &e->counters;
+	const PgsqMainCounters *c = &e->counters;
 	double		value;
 
 	*isnull = true;
@@ -132,7 +132,8 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 		 Datum *values, bool *nulls)
 {
 	const PgsqEntryData *e = &copy->data;
-	const PgsqCounters *c = &e->counters;
+	const PgsqMainCounters *c = &e->counters;
+	const PgsqRareCounters *r = &copy->rare;
 	int			col = 0;
 	char		buf[32];
 
@@ -159,40 +160,40 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	col = put_timing(values, col, &c->exec);
 	values[col++] = Int64GetDatumFast(c->rows);
 	values[col++] = Int64GetDatumFast(c->shared_blks_hit);
-	values[col++] = Int64GetDatumFast(c->shared_blks_read);
-	values[col++] = Int64GetDatumFast(c->shared_blks_dirtied);
-	values[col++] = Int64GetDatumFast(c->shared_blks_written);
-	values[col++] = Int64GetDatumFast(c->local_blks_hit);
-	values[col++] = Int64GetDatumFast(c->local_blks_read);
-	values[col++] = Int64GetDatumFast(c->local_blks_dirtied);
-	values[col++] = Int64GetDatumFast(c->local_blks_written);
-	values[col++] = Int64GetDatumFast(c->temp_blks_read);
-	values[col++] = Int64GetDatumFast(c->temp_blks_written);
-	values[col++] = Float8GetDatumFast(c->shared_blk_read_time);
-	values[col++] = Float8GetDatumFast(c->shared_blk_write_time);
-	values[col++] = Float8GetDatumFast(c->local_blk_read_time);
-	values[col++] = Float8GetDatumFast(c->local_blk_write_time);
-	values[col++] = Float8GetDatumFast(c->temp_blk_read_time);
-	values[col++] = Float8GetDatumFast(c->temp_blk_write_time);
-	values[col++] = Int64GetDatumFast(c->wal_records);
-	values[col++] = Int64GetDatumFast(c->wal_fpi);
-	snprintf(buf, sizeof(buf), UINT64_FORMAT, c->wal_bytes);
+	values[col++] = Int64GetDatumFast(r->shared_blks_read);
+	values[col++] = Int64GetDatumFast(r->shared_blks_dirtied);
+	values[col++] = Int64GetDatumFast(r->shared_blks_written);
+	values[col++] = Int64GetDatumFast(r->local_blks_hit);
+	values[col++] = Int64GetDatumFast(r->local_blks_read);
+	values[col++] = Int64GetDatumFast(r->local_blks_dirtied);
+	values[col++] = Int64GetDatumFast(r->local_blks_written);
+	values[col++] = Int64GetDatumFast(r->temp_blks_read);
+	values[col++] = Int64GetDatumFast(r->temp_blks_written);
+	values[col++] = Float8GetDatumFast(r->shared_blk_read_time);
+	values[col++] = Float8GetDatumFast(r->shared_blk_write_time);
+	values[col++] = Float8GetDatumFast(r->local_blk_read_time);
+	values[col++] = Float8GetDatumFast(r->local_blk_write_time);
+	values[col++] = Float8GetDatumFast(r->temp_blk_read_time);
+	values[col++] = Float8GetDatumFast(r->temp_blk_write_time);
+	values[col++] = Int64GetDatumFast(r->wal_records);
+	values[col++] = Int64GetDatumFast(r->wal_fpi);
+	snprintf(buf, sizeof(buf), UINT64_FORMAT, r->wal_bytes);
 	values[col++] = DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
 										ObjectIdGetDatum(InvalidOid),
 										Int32GetDatum(-1));
-	values[col++] = Int64GetDatumFast(c->wal_buffers_full);
-	values[col++] = Int64GetDatumFast(c->jit_functions);
-	values[col++] = Float8GetDatumFast(c->jit_generation_time);
-	values[col++] = Int64GetDatumFast(c->jit_inlining_count);
-	values[col++] = Float8GetDatumFast(c->jit_inlining_time);
-	values[col++] = Int64GetDatumFast(c->jit_optimization_count);
-	values[col++] = Float8GetDatumFast(c->jit_optimization_time);
-	values[col++] = Int64GetDatumFast(c->jit_emission_count);
-	values[col++] = Float8GetDatumFast(c->jit_emission_time);
-	values[col++] = Int64GetDatumFast(c->jit_deform_count);
-	values[col++] = Float8GetDatumFast(c->jit_deform_time);
-	values[col++] = Int64GetDatumFast(c->parallel_workers_to_launch);
-	values[col++] = Int64GetDatumFast(c->parallel_workers_launched);
+	values[col++] = Int64GetDatumFast(r->wal_buffers_full);
+	values[col++] = Int64GetDatumFast(r->jit_functions);
+	values[col++] = Float8GetDatumFast(r->jit_generation_time);
+	values[col++] = Int64GetDatumFast(r->jit_inlining_count);
+	values[col++] = Float8GetDatumFast(r->jit_inlining_time);
+	values[col++] = Int64GetDatumFast(r->jit_optimization_count);
+	values[col++] = Float8GetDatumFast(r->jit_optimization_time);
+	values[col++] = Int64GetDatumFast(r->jit_emission_count);
+	values[col++] = Float8GetDatumFast(r->jit_emission_time);
+	values[col++] = Int64GetDatumFast(r->jit_deform_count);
+	values[col++] = Float8GetDatumFast(r->jit_deform_time);
+	values[col++] = Int64GetDatumFast(r->parallel_workers_to_launch);
+	values[col++] = Int64GetDatumFast(r->parallel_workers_launched);
 	values[col++] = TimestampTzGetDatum(e->stats_since);
 	values[col++] = TimestampTzGetDatum(e->minmax_stats_since);
 	values[col] = timestamp_or_null(c->last_executed, &nulls[col]);

@@ -522,7 +522,7 @@ merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 	calls_before = pgsq_merge_locked(entry, key, counters);
 	LWLockRelease(&entry->header.lock);
 
-	pgsq_touch_entry(entry, counters->exec.calls, calls_before);
+	pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
 	return true;
 }
 

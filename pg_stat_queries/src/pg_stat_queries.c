@@ -67,9 +67,14 @@ StaticAssertDecl(offsetof(PgsqSharedEntry,
 				 3 * PG_CACHE_LINE_SIZE,
 				 "an entry's execution counters and the histogram buckets of its first time must fit in three cache lines");
 
-/* The text's pointer, after the data, must not take an entry past 640 bytes */
-StaticAssertDecl(sizeof(PgsqSharedEntry) <= 640,
-				 "an entry must stay in the statistics area's 640-byte size class");
+/*
+ * An entry must fall in the statistics area's 448-byte size class, whose
+ * odd stride of 7 cache lines spreads entries over the caches' sets (see
+ * PgsqSharedEntry); the next smaller class, 384 bytes, has an even one.
+ */
+StaticAssertDecl(sizeof(PgsqSharedEntry) > 384 &&
+				 sizeof(PgsqSharedEntry) <= 448,
+				 "an entry must stay in the statistics area's 448-byte size class");
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;

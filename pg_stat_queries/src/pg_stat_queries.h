@@ -84,20 +84,14 @@ typedef struct PgsqTiming
 } PgsqTiming;
 
 /*
- * Counters of one statement: the same set in pending and shared data.  What
- * nearly every execution changes comes first and together (the execution
- * timing, rows, shared hits, last execution, the histogram's start), so
- * that adding an execution or merging a batch writes few cache lines: with
- * many statements each line of a shared entry touched is a cache miss.
+ * Counters that most executions leave at zero (blocks other than shared
+ * hits, I/O times, WAL, JIT, parallel workers).  A shared entry keeps them
+ * apart, in a chunk of their own allocated when a statement first has any
+ * (rare.c), so that the entry stays small: with many statements, entries
+ * packed more closely spread over more of the CPU cache's sets.
  */
-typedef struct PgsqCounters
+typedef struct PgsqRareCounters
 {
-	PgsqTiming	exec;
-	int64		rows;
-	int64		shared_blks_hit;
-	TimestampTz last_executed;	/* start of the latest execution */
-	PgsqHistogram exec_hist;	/* execution times since minmax_stats_since */
-	PgsqTiming	plan;
 	int64		shared_blks_read;
 	int64		shared_blks_dirtied;
 	int64		shared_blks_written;
@@ -129,6 +123,35 @@ typedef struct PgsqCounters
 	double		jit_deform_time;
 	int64		parallel_workers_to_launch;
 	int64		parallel_workers_launched;
+} PgsqRareCounters;
+
+/*
+ * The counters a shared entry holds itself.  What nearly every execution
+ * changes comes first and together (the execution timing, rows, shared
+ * hits, last execution, the histogram's start), so that merging a batch
+ * writes few cache lines: with many statements each line of a shared entry
+ * touched is a cache miss.
+ */
+typedef struct PgsqMainCounters
+{
+	PgsqTiming	exec;
+	int64		rows;
+	int64		shared_blks_hit;
+	TimestampTz last_executed;	/* start of the latest execution */
+	PgsqHistogram exec_hist;	/* execution times since minmax_stats_since */
+	PgsqTiming	plan;
+} PgsqMainCounters;
+
+/*
+ * All counters of one statement, as pending data holds them and readers
+ * see them.  has_rare is set by an execution that changed a rare counter,
+ * so that a merge knows without reading them all.
+ */
+typedef struct PgsqCounters
+{
+	PgsqMainCounters main;
+	bool		has_rare;
+	PgsqRareCounters rare;
 } PgsqCounters;
 
 /* The timing summary of a phase in counters (const or not) */
@@ -140,9 +163,10 @@ typedef struct PgsqCounters
  * data as bytes, and the statistics system reads it back as long as its
  * size is unchanged: entries restored with another layout are dropped
  * (store.c, written_by_earlier_version).  Change it with the layout, and
- * keep the key first.  (Layout 1, before this field, had the same size.)
+ * keep the key first.  (Layout 1, before this field, had the same size as
+ * layout 2; layout 3 moved the rare counters out of the entry.)
  */
-#define PGSQ_ENTRY_LAYOUT 2
+#define PGSQ_ENTRY_LAYOUT 3
 
 /*
  * The part of a shared entry that is written to the statistics file.  What
@@ -157,16 +181,20 @@ typedef struct PgsqEntryData
 	bool		minmax_valid[PGSQ_NUM_PHASES];	/* false until first merge,
 												 * and after a min/max reset */
 	uint32		layout;			/* PGSQ_ENTRY_LAYOUT, set with the key */
-	PgsqCounters counters;
+	PgsqMainCounters counters;
 	TimestampTz minmax_stats_since;
 } PgsqEntryData;
 
 /*
  * A shared entry, in the cumulative statistics system's hash.  The
- * statistics system allocates it at a multiple of its size class in its DSA
- * area, 64-byte aligned at our size: the lock, the hints, the key and the
- * start time share the first cache line, and the counters' first fields, up
- * to the histogram's start, the next two (checked in pg_stat_queries.c).
+ * statistics system allocates it in its DSA area's 448-byte size class,
+ * 64-byte aligned: the lock, the hints, the key and the start time share
+ * the first cache line, and the counters' first fields, up to the
+ * histogram's start, the next two (checked in pg_stat_queries.c).  The
+ * area packs entries 7 cache lines apart in 64 kB superblocks: an odd
+ * stride, so that each of those three lines, over all entries, falls in
+ * every set of the CPU caches alike (an even stride, as 640 bytes before,
+ * crowds two of them into the even sets).
  */
 typedef struct PgsqSharedEntry
 {
@@ -178,6 +206,9 @@ typedef struct PgsqSharedEntry
 	PgsqEntryData data;
 	dsa_pointer text;			/* the query text in qtext.c's area, under the
 								 * entry lock; last, as merges never read it */
+	dsa_pointer rare;			/* PgsqRareCounters in the same area, or
+								 * InvalidDsaPointer while all are zero
+								 * (rare.c); under the entry lock */
 } PgsqSharedEntry;
 
 /*

@@ -168,7 +168,7 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
 		calls_before = pgsq_merge_locked(entry, key, counters);
 		LWLockRelease(&entry->header.lock);
 		pgsq_entry_used(entry);
-		pgsq_touch_entry(entry, counters->exec.calls, calls_before);
+		pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
 		merged = true;
 	}
 	dshash_release_lock(pgStatLocal.shared_hash, hent);

@@ -15,13 +15,14 @@
 #include "eviction.h"
 #include "lib/dshash.h"
 #include "qtext.h"
+#include "rare.h"
 #include "scan.h"
 #include "store.h"
 #include "utils/timestamp.h"
 
 /*
- * Copy the data of every initialized entry changed at or after since (all
- * of them for 0) into a palloc'd array.  With texts, also copy the text of
+ * Copy the data and rare counters of every initialized entry changed at or
+ * after since (all of them for 0) into a palloc'd array.  With texts, also copy the text of
  * each entry of text_user (every user's for InvalidOid) that was stored at
  * or after since, or whose entry is that new (a reader of changes that
  * came before cannot have had it).  Partition locks are taken shared, one
@@ -53,6 +54,7 @@ pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
 		if (entry->data.stats_since != 0 && entry->data.changed_at >= since)
 		{
 			copy->data = entry->data;
+			pgsq_rare_copy(entry, &copy->rare);
 			copy->query = NULL;
 			copy->text_stored_at = pgsq_text_stored_at(entry);
 			if (texts && (text_user == InvalidOid ||
@@ -160,7 +162,7 @@ drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
 	drop = filter_matches(state->filter, &entry->data);
 	if (drop)
-		text = pgsq_text_take(entry);
+		text = pgsq_close_entry(entry);
 
 	LWLockRelease(&entry->header.lock);
 	if (!drop)

@@ -19,10 +19,11 @@ typedef struct PgsqResetFilter
 	int64		queryid;
 } PgsqResetFilter;
 
-/* An entry's data and text, as collected for the SQL functions */
+/* An entry's data, rare counters and text, as collected for the SQL functions */
 typedef struct PgsqEntryCopy
 {
 	PgsqEntryData data;
+	PgsqRareCounters rare;
 	char	   *query;			/* text, palloc'd; NULL if none or not wanted */
 	int			text_len;
 	int			encoding;

@@ -19,6 +19,7 @@
 #include "counters.h"
 #include "lib/dshash.h"
 #include "qtext.h"
+#include "rare.h"
 #include "store.h"
 #include "utils/timestamp.h"
 
@@ -178,6 +179,15 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 	PgsqSharedEntry *entry;
 	bool		found;
 	TimestampTz now;
+	dsa_pointer rare = InvalidDsaPointer;
+
+	/* rare counts get their chunk before any lock is taken */
+	if (first != NULL && first->has_rare)
+	{
+		rare = pgsq_rare_prepare(&first->rare);
+		if (!DsaPointerIsValid(rare))
+			return CREATE_REFUSED;
+	}
 
 	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &hkey, &found);
 	if (found)
@@ -185,6 +195,7 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 		bool		dropped = hent->dropped;
 
 		dshash_release_lock(pgStatLocal.shared_hash, hent);
+		pgsq_rare_discard(rare);
 		return dropped ? CREATE_DROPPED : CREATE_EXISTS;
 	}
 	entry = (PgsqSharedEntry *) pgstat_init_entry(PGSQ_STATS_KIND, hent);
@@ -192,6 +203,7 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 	{
 		/* pgstat's area is out of memory: do not fail the query */
 		dshash_delete_entry(pgStatLocal.shared_hash, hent);
+		pgsq_rare_discard(rare);
 		return CREATE_REFUSED;
 	}
 
@@ -204,10 +216,24 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 	now = start_entry_data(&entry->data, key);
 	if (first != NULL)
 		pgsq_fill_new_entry(&entry->data, first, now);
+	if (DsaPointerIsValid(rare))
+		pgsq_rare_give(entry, rare);
 	pgsq_text_give_new(entry, text, now);
 	pg_atomic_write_u32(&entry->usage, usage);
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 	return CREATE_DONE;
+}
+
+/*
+ * Close an entry to be dropped, its lock held exclusively: free its rare
+ * counters, and take its text (which closes it to texts, see qtext.h) for
+ * the caller to discard once the lock is released.
+ */
+dsa_pointer
+pgsq_close_entry(PgsqSharedEntry *entry)
+{
+	pgsq_rare_release(entry);
+	return pgsq_text_take(entry);
 }
 
 /*
@@ -254,7 +280,7 @@ written_by_earlier_version(PgStatShared_HashEntry *hent, Datum arg)
 	if (hent->key.dboid == PGSQ_KEY_DBOID)
 		drop = entry->data.layout != PGSQ_ENTRY_LAYOUT &&
 			entry->data.key.queryid != INT64CONST(0);
-	text = drop ? pgsq_text_take(entry) : InvalidDsaPointer;
+	text = drop ? pgsq_close_entry(entry) : InvalidDsaPointer;
 
 	LWLockRelease(&entry->header.lock);
 	if (!drop)

@@ -38,6 +38,7 @@ extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
 												 const PgsqCounters *first,
 												 uint32 usage,
 												 dsa_pointer text);
+extern dsa_pointer pgsq_close_entry(PgsqSharedEntry *entry);
 extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
 extern int64 pgsq_drop_foreign_entries(void);
 

@@ -1,14 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * textfile.c
- *		The query text file, which keeps texts across a clean shutdown.
+ *		The query text file, which keeps texts and rare counters across a
+ *		clean shutdown.
  *
- * The checkpointer writes every entry's text to pg_stat/pg_stat_queries.texts
- * at its last flush of statistics, right before the statistics system
- * writes its own file.  The startup process reads it back before the
- * statistics system restores its entries, and keeps the texts aside in
- * shared memory; the first client backend gives them to their entries and
- * frees those whose entries were not restored.  After a crash the
+ * The checkpointer writes every entry's text and rare counters (rare.c:
+ * the statistics system writes only what is inside the entry) to
+ * pg_stat/pg_stat_queries.texts at its last flush of statistics, right
+ * before the statistics system writes its own file.  The startup process
+ * reads it back before the statistics system restores its entries, and
+ * keeps them aside in shared memory; the first client backend gives them
+ * to their entries and frees those whose entries were not restored.  After a crash the
  * statistics system discards its entries, so the text file is discarded
  * too.
  *
@@ -17,6 +19,7 @@
 #include "postgres.h"
 
 #include "qtext.h"
+#include "rare.h"
 #include "settings.h"
 #include "store.h"
 #include "textfile.h"
@@ -35,13 +38,14 @@
 #define PGSQ_TEXT_FILE "pg_stat/pg_stat_queries.texts"
 #define PGSQ_TEXT_FILE_TMP PGSQ_TEXT_FILE ".tmp"
 #define PGSQ_TEXT_FILE_MAGIC 0x50475351 /* "PGSQ" */
-#define PGSQ_TEXT_FILE_VERSION 2
+#define PGSQ_TEXT_FILE_VERSION 3
 
-/* A text read at startup, waiting for its entry */
+/* A text and rare counters read at startup, waiting for their entry */
 typedef struct LoadedText
 {
 	PgsqKey		key;
-	dsa_pointer text;
+	dsa_pointer text;			/* or InvalidDsaPointer */
+	dsa_pointer rare;			/* or InvalidDsaPointer */
 } LoadedText;
 
 /* The texts read at startup (PgsqSharedState.loaded_texts) */
@@ -64,13 +68,17 @@ typedef struct TextFileHeader
 	uint64		texts_missing;
 } TextFileHeader;
 
-/* One record of the text file, followed by len bytes of text */
+/*
+ * One record of the text file, followed by len bytes of text (none if len
+ * is -1: the entry has no text) and, if has_rare, its PgsqRareCounters
+ */
 typedef struct TextFileRecord
 {
 	PgsqKey		key;
 	TimestampTz stored_at;
 	int32		encoding;
 	int32		len;
+	int32		has_rare;
 } TextFileRecord;
 
 /*
@@ -107,14 +115,22 @@ pgsq_textfile_give_loaded(void)
 		if (entry != NULL)
 		{
 			/* it keeps the time it was stored at before the shutdown */
-			if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE)
+			if (DsaPointerIsValid(lt->text) &&
+				pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE)
 			{
 				pgsq_text_give_locked(entry, lt->text);
 				given = true;
 			}
+			/* nothing was merged into a restored entry before this */
+			if (DsaPointerIsValid(lt->rare) && !DsaPointerIsValid(entry->rare))
+			{
+				pgsq_rare_give(entry, lt->rare);
+				lt->rare = InvalidDsaPointer;
+			}
 			pgsq_unlock_statement_entry(entry, hent);
 		}
-		if (!given)
+		pgsq_rare_discard(lt->rare);
+		if (!given && DsaPointerIsValid(lt->text))
 		{
 			pgsq_text_discard(lt->text);
 			dropped++;
@@ -129,11 +145,12 @@ pgsq_textfile_give_loaded(void)
 }
 
 /*
- * Keep a text read at startup for its entry, growing the list as needed.
- * Returns false if there is no memory for the list: the text is not kept.
+ * Keep a text and rare counters read at startup for their entry, growing
+ * the list as needed.  Returns false if there is no memory for the list:
+ * they are not kept.
  */
 static bool
-add_loaded(const PgsqKey *key, dsa_pointer text)
+add_loaded(const PgsqKey *key, dsa_pointer text, dsa_pointer rare)
 {
 	dsa_area   *area = pgsq_text_area();
 	dsa_pointer loaded_ptr;
@@ -174,28 +191,39 @@ add_loaded(const PgsqKey *key, dsa_pointer text)
 	}
 	loaded->texts[loaded->count].key = *key;
 	loaded->texts[loaded->count].text = text;
+	loaded->texts[loaded->count].rare = rare;
 
 	loaded->count++;
 	LWLockRelease(pgsq_state->lock);
 	return true;
 }
 
-/* Write one text to the text file; false on a write error */
+/*
+ * Write one statement's text and rare counters, either of which may be
+ * invalid, to the text file; false on a write error
+ */
 static bool
-write_text(FILE *file, const PgsqKey *key, dsa_pointer text)
+write_record(FILE *file, const PgsqKey *key, dsa_pointer text,
+			 dsa_pointer rare)
 {
 	TextFileRecord rec;
-	const char *bytes;
-	int			len;
-	int			encoding;
+	const char *bytes = NULL;
+	int			len = -1;
+	int			encoding = PG_SQL_ASCII;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.key = *key;
-	bytes = pgsq_text_bytes(text, &len, &encoding, &rec.stored_at);
+	if (DsaPointerIsValid(text))
+		bytes = pgsq_text_bytes(text, &len, &encoding, &rec.stored_at);
 	rec.encoding = encoding;
 	rec.len = len;
-	return fwrite(&rec, sizeof(rec), 1, file) == 1 &&
-		fwrite(bytes, 1, rec.len, file) == (size_t) rec.len;
+	rec.has_rare = DsaPointerIsValid(rare);
+	if (fwrite(&rec, sizeof(rec), 1, file) != 1)
+		return false;
+	if (len > 0 && fwrite(bytes, 1, len, file) != (size_t) len)
+		return false;
+	return !rec.has_rare ||
+		fwrite(pgsq_rare_read(rare), sizeof(PgsqRareCounters), 1, file) == 1;
 }
 
 /*
@@ -240,9 +268,16 @@ pgsq_textfile_save(void)
 	while (!failed && (entry = pgsq_scan_next_entry(&hstat)) != NULL)
 	{
 		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		if (entry->data.stats_since != 0 &&
-			pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
-			failed = !write_text(file, &entry->data.key, entry->text);
+		if (entry->data.stats_since != 0)
+		{
+			dsa_pointer text = InvalidDsaPointer;
+
+			if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
+				text = entry->text;
+			if (DsaPointerIsValid(text) || DsaPointerIsValid(entry->rare))
+				failed = !write_record(file, &entry->data.key, text,
+									   entry->rare);
+		}
 		LWLockRelease(&entry->header.lock);
 	}
 	dshash_seq_term(&hstat);
@@ -260,7 +295,9 @@ pgsq_textfile_save(void)
 
 		for (int i = 0; i < loaded->count; i++)
 		{
-			if (!write_text(file, &loaded->texts[i].key, loaded->texts[i].text))
+			LoadedText *lt = &loaded->texts[i];
+
+			if (!write_record(file, &lt->key, lt->text, lt->rare))
 				goto error;
 		}
 	}
@@ -339,32 +376,59 @@ load_texts_at_startup(void)
 
 	while (left > 0)
 	{
-		dsa_pointer text;
+		dsa_pointer text = InvalidDsaPointer;
+		dsa_pointer rare = InvalidDsaPointer;
+		PgsqRareCounters rare_counts;
 
 		if (left < (off_t) sizeof(rec) ||
 			fread(&rec, sizeof(rec), 1, file) != 1)
 			goto corrupt;
 		left -= sizeof(rec);
-		if (rec.len < 0 || rec.len > left || rec.len >= MaxAllocSize ||
-			!PG_VALID_BE_ENCODING(rec.encoding))
+		if (rec.len < -1 || rec.len > left || rec.len >= MaxAllocSize ||
+			!PG_VALID_BE_ENCODING(rec.encoding) ||
+			(rec.has_rare != 0 && rec.has_rare != 1))
 			goto corrupt;
-		left -= rec.len;
-		if (rec.len + 1 > bufsize)
+		if (rec.len >= 0)
 		{
-			bufsize = Max(rec.len + 1, 2 * bufsize);
-			buf = buf ? repalloc(buf, bufsize) : palloc(bufsize);
+			left -= rec.len;
+			if (rec.len + 1 > bufsize)
+			{
+				bufsize = Max(rec.len + 1, 2 * bufsize);
+				buf = buf ? repalloc(buf, bufsize) : palloc(bufsize);
+			}
+			if (fread(buf, 1, rec.len, file) != (size_t) rec.len)
+				goto corrupt;
 		}
-		if (fread(buf, 1, rec.len, file) != (size_t) rec.len)
-			goto corrupt;
-		text = pgsq_text_prepare(buf, rec.len, rec.encoding);
-
-		if (!DsaPointerIsValid(text))
-			continue;			/* counted in texts_missing */
-		pgsq_text_set_stored_at(text, rec.stored_at);
-		if (!add_loaded(&rec.key, text))
+		if (rec.has_rare)
 		{
+			if (left < (off_t) sizeof(rare_counts) ||
+				fread(&rare_counts, sizeof(rare_counts), 1, file) != 1)
+				goto corrupt;
+			left -= sizeof(rare_counts);
+		}
+
+		/* a text that does not fit is counted in texts_missing */
+		if (rec.len >= 0)
+		{
+			text = pgsq_text_prepare(buf, rec.len, rec.encoding);
+			if (DsaPointerIsValid(text))
+				pgsq_text_set_stored_at(text, rec.stored_at);
+		}
+		if (rec.has_rare)
+		{
+			rare = pgsq_rare_prepare(&rare_counts);
+			if (!DsaPointerIsValid(rare))
+				ereport(LOG,
+						(errmsg("pg_stat_queries could not restore rare counters of a statement: out of shared memory")));
+		}
+		if (!DsaPointerIsValid(text) && !DsaPointerIsValid(rare))
+			continue;
+		if (!add_loaded(&rec.key, text, rare))
+		{
+			if (DsaPointerIsValid(text))
+				pg_atomic_add_fetch_u64(&pgsq_state->texts_missing, 1);
 			pgsq_text_discard(text);
-			pg_atomic_add_fetch_u64(&pgsq_state->texts_missing, 1);
+			pgsq_rare_discard(rare);
 		}
 	}
 
