@@ -384,7 +384,8 @@ load_texts_at_startup(void)
 			fread(&rec, sizeof(rec), 1, file) != 1)
 			goto corrupt;
 		left -= sizeof(rec);
-		if (rec.len < -1 || rec.len > left || rec.len >= MaxAllocSize ||
+		if (rec.len < -1 || rec.len > left ||
+			(rec.len >= 0 && (Size) rec.len >= MaxAllocSize) ||
 			!PG_VALID_BE_ENCODING(rec.encoding) ||
 			(rec.has_rare != 0 && rec.has_rare != 1))
 			goto corrupt;

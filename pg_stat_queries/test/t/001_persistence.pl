@@ -69,6 +69,60 @@ is( $node->safe_psql('postgres',
 	'a restored entry keeps its change time');
 is($changed_before, '0', 'no change after the last merge');
 
+# Counters most executions leave at zero (WAL, blocks dirtied or written,
+# ...) live in a chunk beside the entry, which the text file keeps: they
+# come back exactly, for an entry with a text and for one without.
+$node->safe_psql('postgres', 'CREATE TABLE rare_t (a int, b text)');
+run_statement(
+	"INSERT INTO rare_t SELECT g, repeat('x', 100) FROM generate_series(1, 50) g",
+	3);
+my $rare_cols =
+  'calls, rows, wal_records, wal_fpi, wal_bytes, shared_blks_dirtied, '
+  . 'shared_blks_written, shared_blks_read, local_blks_hit, temp_blks_written';
+my $rare_sql =
+  "SELECT $rare_cols FROM pg_stat_queries WHERE query LIKE 'INSERT INTO rare_t%'";
+my $rare_before = $node->safe_psql('postgres', $rare_sql);
+like($rare_before, qr/^3\|150\|[1-9]\d*\|\d+\|[1-9]\d*\|[1-9]/,
+	'an INSERT has WAL and dirtied-block counts');
+
+# and one without a text: no memory for texts
+$node->append_conf('postgresql.conf', 'pg_stat_queries.query_text_memory = 0');
+$node->reload;
+run_statement("INSERT INTO rare_t SELECT g, 'textless' FROM generate_series(1, 7) g", 2);
+my $textless_sql =
+  "SELECT $rare_cols FROM pg_stat_queries WHERE query IS NULL AND rows = 14";
+my $textless_before = $node->safe_psql('postgres', $textless_sql);
+like($textless_before, qr/^2\|14\|[1-9]/,
+	'a statement without a text has WAL counts');
+$node->append_conf('postgresql.conf', "pg_stat_queries.query_text_memory = '16MB'");
+$node->reload;
+
+$node->restart;
+is($node->safe_psql('postgres', $rare_sql),
+	$rare_before, 'rare counters restored exactly');
+is($node->safe_psql('postgres', $textless_sql),
+	$textless_before, 'rare counters of an entry without a text restored exactly');
+
+# a merge into a restored entry adds to its restored rare counters
+run_statement(
+	"INSERT INTO rare_t SELECT g, repeat('x', 100) FROM generate_series(1, 50) g",
+	1);
+is( $node->safe_psql('postgres',
+		"SELECT calls, wal_records > split_part('$rare_before', '|', 3)::bigint FROM pg_stat_queries WHERE query LIKE 'INSERT INTO rare_t%'"
+	),
+	'4|t',
+	'executions after the restart add to the restored rare counters');
+$rare_before = $node->safe_psql('postgres', $rare_sql);
+
+# both wait for a client backend through a second restart too
+$node->restart;
+$node->stop;
+$node->start;
+is($node->safe_psql('postgres', $rare_sql),
+	$rare_before, 'rare counters survive two restarts with no client backend between');
+is($node->safe_psql('postgres', $textless_sql),
+	$textless_before, 'and so do those of an entry without a text');
+
 # Texts read at startup wait for the first client backend to give them to
 # their entries.  A server stopped before any client connected (starting
 # does not connect) must write the waiting texts again, or they are lost.
