@@ -18,12 +18,13 @@
  *	pending.c			backend-local pending counters and their flush
  *	refs.c				references to entries, creating entries
  *	textsource.c		the text stored for a statement
- *	textfile.c			query texts across a clean shutdown
+ *	textfile.c			query texts and rare counters across a clean shutdown
  *	scan.c				reading and resetting all entries
  *	eviction.c			clock sweep within pg_stat_queries.max
  *	store.c				our entries in the statistics system's hash
- *	qtext.c				query texts in shared memory
  *	counters.c			counter arithmetic
+ *	rare.c				rare counters beside an entry
+ *	qtext.c				query texts in shared memory
  *	histogram.c, measure.c, inflight.c, normalize.c, settings.c	leaves
  *	pg_stat_queries.h	types shared by several modules (with histogram.h's);
  *						compat.h

@@ -319,9 +319,11 @@ sub write_raw
 
 # Offsets of the records of the text file: a 48-byte header (magic,
 # version, major version, padding, reset time, three counters), then per
-# text a 40-byte record (userid, dbid, queryid, toplevel and padding,
-# time stored, encoding, len) and len bytes.  Dies if the file does not walk to its end
-# exactly, so a change of layout shows here rather than as odd results.
+# statement a 48-byte record (userid, dbid, queryid, toplevel and padding,
+# time stored, encoding, len, has_rare, padding), len bytes of text (none
+# for -1) and, if has_rare, 248 bytes of rare counters.  Dies if the file
+# does not walk to its end exactly, so a change of layout shows here rather
+# than as odd results.  Only records with a text are returned.
 sub text_records
 {
 	my ($data) = @_;
@@ -331,10 +333,10 @@ sub text_records
 	my $pos = 48;
 	while ($pos < length($data))
 	{
-		my (undef, undef, undef, undef, undef, undef, $len) =
-		  unpack('L L q C x7 q l l', substr($data, $pos, 40));
-		push @records, { pos => $pos, len => $len };
-		$pos += 40 + $len;
+		my (undef, undef, undef, undef, undef, undef, $len, $has_rare) =
+		  unpack('L L q C x7 q l l l', substr($data, $pos, 48));
+		push @records, { pos => $pos, len => $len } if $len >= 0;
+		$pos += 48 + ($len > 0 ? $len : 0) + ($has_rare ? 248 : 0);
 	}
 	die "text file does not end at a record boundary" unless $pos == length($data);
 	return @records;
@@ -358,7 +360,7 @@ my %damage = (
 	'statistics file from another entry layout' => sub {
 		# our entries' data as an earlier layout would have left it: the
 		# layout field (44 bytes into the data, after the statement key,
-		# two times and the two min/max flags) changed from 2 to 1; the
+		# two times and the two min/max flags) changed from 3 to 2; the
 		# file is otherwise sound, so only our entries are dropped
 		my $data = read_raw($stats_file);
 		my $patched = 0;
@@ -366,14 +368,14 @@ my %damage = (
 		while (($pos = index($data, 'S' . pack('L L', 27, 0), $pos)) >= 0)
 		{
 			my $at = $pos + 1 + 16 + 44;
-			if (unpack('L', substr($data, $at, 4)) == 2)
+			if (unpack('L', substr($data, $at, 4)) == 3)
 			{
-				substr($data, $at, 4) = pack('L', 1);
+				substr($data, $at, 4) = pack('L', 2);
 				$patched++;
 			}
 			$pos++;
 		}
-		note("entries patched to layout 1: $patched");
+		note("entries patched to layout 2: $patched");
 		die 'no entry of ours found in the statistics file' unless $patched > 0;
 		write_raw($stats_file, $data);
 		return qr/pg_stat_queries discarded \d+ statement entries saved by an earlier version/;
@@ -389,7 +391,7 @@ my %damage = (
 		my $data = read_raw($texts_file);
 		my @rec = text_records($data);
 		my $r = $rec[ int(@rec / 2) ];
-		write_raw($texts_file, substr($data, 0, $r->{pos} + 40 + int($r->{len} / 2)));
+		write_raw($texts_file, substr($data, 0, $r->{pos} + 48 + int($r->{len} / 2)));
 		return qr/ignoring invalid pg_stat_queries text file "pg_stat\/pg_stat_queries\.texts"/;
 	},
 	'text file truncated in a record header' => sub {
