@@ -18,6 +18,7 @@
 
 #include "access/xact.h"
 #include "counters.h"
+#include "qtext.h"
 #include "rare.h"
 #include "utils/timestamp.h"
 
@@ -224,46 +225,76 @@ merge_main(PgsqEntryData *dst, const PgsqMainCounters *src)
 	d->last_executed = Max(d->last_executed, src->last_executed);
 }
 
-/* Add rare counters to an entry's (or to other local ones) */
-void
-pgsq_add_rare(PgsqRareCounters *d, const PgsqRareCounters *src)
+/*
+ * Add rare counters to an entry's.  The groups most merges leave at zero
+ * are not written then: with many statements the chunk is out of the CPU's
+ * caches, and each of its cache lines touched costs a miss.
+ */
+static void
+add_rare(PgsqRareCounters *d, const PgsqRareCounters *src)
 {
-	d->shared_blks_read += src->shared_blks_read;
-	d->shared_blks_dirtied += src->shared_blks_dirtied;
-	d->shared_blks_written += src->shared_blks_written;
-	d->local_blks_hit += src->local_blks_hit;
-	d->local_blks_read += src->local_blks_read;
-	d->local_blks_dirtied += src->local_blks_dirtied;
-	d->local_blks_written += src->local_blks_written;
-	d->temp_blks_read += src->temp_blks_read;
-	d->temp_blks_written += src->temp_blks_written;
-	d->shared_blk_read_time += src->shared_blk_read_time;
-	d->shared_blk_write_time += src->shared_blk_write_time;
-	d->local_blk_read_time += src->local_blk_read_time;
-	d->local_blk_write_time += src->local_blk_write_time;
-	d->temp_blk_read_time += src->temp_blk_read_time;
-	d->temp_blk_write_time += src->temp_blk_write_time;
-	d->wal_records += src->wal_records;
-	d->wal_fpi += src->wal_fpi;
-	d->wal_bytes += src->wal_bytes;
-	d->wal_buffers_full += src->wal_buffers_full;
-	d->jit_functions += src->jit_functions;
-	d->jit_generation_time += src->jit_generation_time;
-	d->jit_inlining_count += src->jit_inlining_count;
-	d->jit_inlining_time += src->jit_inlining_time;
-	d->jit_optimization_count += src->jit_optimization_count;
-	d->jit_optimization_time += src->jit_optimization_time;
-	d->jit_emission_count += src->jit_emission_count;
-	d->jit_emission_time += src->jit_emission_time;
-	d->jit_deform_count += src->jit_deform_count;
-	d->jit_deform_time += src->jit_deform_time;
-	d->parallel_workers_to_launch += src->parallel_workers_to_launch;
-	d->parallel_workers_launched += src->parallel_workers_launched;
+	if (src->wal_records | src->wal_fpi | (int64) src->wal_bytes |
+		src->wal_buffers_full | src->shared_blks_read |
+		src->shared_blks_dirtied | src->shared_blks_written)
+	{
+		d->wal_records += src->wal_records;
+		d->wal_fpi += src->wal_fpi;
+		d->wal_bytes += src->wal_bytes;
+		d->wal_buffers_full += src->wal_buffers_full;
+		d->shared_blks_read += src->shared_blks_read;
+		d->shared_blks_dirtied += src->shared_blks_dirtied;
+		d->shared_blks_written += src->shared_blks_written;
+	}
+	if (src->local_blks_hit | src->local_blks_read |
+		src->local_blks_dirtied | src->local_blks_written |
+		src->temp_blks_read | src->temp_blks_written)
+	{
+		d->local_blks_hit += src->local_blks_hit;
+		d->local_blks_read += src->local_blks_read;
+		d->local_blks_dirtied += src->local_blks_dirtied;
+		d->local_blks_written += src->local_blks_written;
+		d->temp_blks_read += src->temp_blks_read;
+		d->temp_blks_written += src->temp_blks_written;
+	}
+	if (src->shared_blk_read_time != 0 || src->shared_blk_write_time != 0 ||
+		src->local_blk_read_time != 0 || src->local_blk_write_time != 0 ||
+		src->temp_blk_read_time != 0 || src->temp_blk_write_time != 0)
+	{
+		d->shared_blk_read_time += src->shared_blk_read_time;
+		d->shared_blk_write_time += src->shared_blk_write_time;
+		d->local_blk_read_time += src->local_blk_read_time;
+		d->local_blk_write_time += src->local_blk_write_time;
+		d->temp_blk_read_time += src->temp_blk_read_time;
+		d->temp_blk_write_time += src->temp_blk_write_time;
+	}
+	if (src->jit_functions | src->jit_inlining_count |
+		src->jit_optimization_count | src->jit_emission_count |
+		src->jit_deform_count || src->jit_generation_time != 0 ||
+		src->jit_inlining_time != 0 || src->jit_optimization_time != 0 ||
+		src->jit_emission_time != 0 || src->jit_deform_time != 0)
+	{
+		d->jit_functions += src->jit_functions;
+		d->jit_generation_time += src->jit_generation_time;
+		d->jit_inlining_count += src->jit_inlining_count;
+		d->jit_inlining_time += src->jit_inlining_time;
+		d->jit_optimization_count += src->jit_optimization_count;
+		d->jit_optimization_time += src->jit_optimization_time;
+		d->jit_emission_count += src->jit_emission_count;
+		d->jit_emission_time += src->jit_emission_time;
+		d->jit_deform_count += src->jit_deform_count;
+		d->jit_deform_time += src->jit_deform_time;
+	}
+	if (src->parallel_workers_to_launch | src->parallel_workers_launched)
+	{
+		d->parallel_workers_to_launch += src->parallel_workers_to_launch;
+		d->parallel_workers_launched += src->parallel_workers_launched;
+	}
 }
 
 /*
  * Merge counters of a statement into its entry, whose lock the caller holds
- * exclusively.  Returns the calls the entry had before.  Its first rare
+ * exclusively.  Returns the calls the entry had before (0 if it is closed,
+ * and nothing is merged).  Its first rare
  * counts give the entry their chunk (rare.c), before anything changes: if
  * shared memory is out, the error leaves the entry as it was and the
  * counts pending.
@@ -274,14 +305,22 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 {
 	PgsqEntryData *data = &entry->data;
 	int64		calls_before = 0;
+	TimestampTz now;
+
+	/*
+	 * A closed entry is about to be dropped, and counts merged into it would
+	 * go with it; a rare chunk given to it now would be lost instead of
+	 * freed.
+	 */
+	if (pgsq_text_closed(entry))
+		return 0;
 
 	/*
 	 * The clock is read under the lock: a reader of changes that did not see
 	 * this merge read the entry before it, so its own start time is earlier
 	 * (pg_stat_queries_changed() relies on it).
 	 */
-	TimestampTz now = GetCurrentTimestamp();
-
+	now = GetCurrentTimestamp();
 	if (data->stats_since == 0)
 		pgsq_start_data(data, key, now);
 
@@ -289,7 +328,7 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	if (pgsq_key_equals(&data->key, key))
 	{
 		if (counters->has_rare)
-			pgsq_add_rare(pgsq_rare_for_merge(entry), &counters->rare);
+			add_rare(pgsq_rare_for_merge(entry), &counters->rare);
 		calls_before = data->counters.exec.calls;
 		merge_main(data, &counters->main);
 		if (counters->main.plan.calls + counters->main.exec.calls > 0)

@@ -17,7 +17,6 @@ extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double m
 							   const WalUsage *walusage,
 							   const JitInstrumentation *jitusage,
 							   int parallel_to_launch, int parallel_launched);
-extern void pgsq_add_rare(PgsqRareCounters *d, const PgsqRareCounters *src);
 extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 							   const PgsqCounters *counters);
 extern void pgsq_start_data(PgsqEntryData *data, const PgsqKey *key,

@@ -68,6 +68,11 @@ StaticAssertDecl(offsetof(PgsqSharedEntry,
 				 3 * PG_CACHE_LINE_SIZE,
 				 "an entry's execution counters and the histogram buckets of its first time must fit in three cache lines");
 
+/* A writing statement's usual rare counters: one line of the chunk (rare.c) */
+StaticAssertDecl(offsetof(PgsqRareCounters, shared_blks_written) + sizeof(int64) <=
+				 PG_CACHE_LINE_SIZE,
+				 "the WAL and shared block counters must share the rare chunk's first cache line");
+
 /*
  * An entry must fall in the statistics area's 448-byte size class, whose
  * odd stride of 7 cache lines spreads entries over the caches' sets (see

@@ -92,6 +92,11 @@ typedef struct PgsqTiming
  */
 typedef struct PgsqRareCounters
 {
+	/* first, in one cache line: what a statement that writes usually has */
+	int64		wal_records;
+	int64		wal_fpi;
+	uint64		wal_bytes;
+	int64		wal_buffers_full;
 	int64		shared_blks_read;
 	int64		shared_blks_dirtied;
 	int64		shared_blks_written;
@@ -107,10 +112,6 @@ typedef struct PgsqRareCounters
 	double		local_blk_write_time;
 	double		temp_blk_read_time;
 	double		temp_blk_write_time;
-	int64		wal_records;
-	int64		wal_fpi;
-	uint64		wal_bytes;
-	int64		wal_buffers_full;
 	int64		jit_functions;
 	double		jit_generation_time;
 	int64		jit_inlining_count;

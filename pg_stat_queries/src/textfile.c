@@ -191,6 +191,7 @@ add_loaded(const PgsqKey *key, dsa_pointer text, dsa_pointer rare)
 	}
 	loaded->texts[loaded->count].key = *key;
 	loaded->texts[loaded->count].text = text;
+
 	loaded->texts[loaded->count].rare = rare;
 
 	loaded->count++;
@@ -274,6 +275,7 @@ pgsq_textfile_save(void)
 
 			if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
 				text = entry->text;
+
 			if (DsaPointerIsValid(text) || DsaPointerIsValid(entry->rare))
 				failed = !write_record(file, &entry->data.key, text,
 									   entry->rare);
@@ -412,6 +414,7 @@ load_texts_at_startup(void)
 		if (rec.len >= 0)
 		{
 			text = pgsq_text_prepare(buf, rec.len, rec.encoding);
+
 			if (DsaPointerIsValid(text))
 				pgsq_text_set_stored_at(text, rec.stored_at);
 		}
