@@ -50,6 +50,13 @@
 # left untracked.  CG_PGSQ_SETTINGS adds settings for pg_stat_queries.
 # Its output goes to callgrind_unique.tsv and does not touch results.md.
 #
+# CG_WORKLOAD=write measures pgbench's built-in TPC-B-like transaction
+# (-M prepared, three UPDATEs, a SELECT and an INSERT between BEGIN and
+# END): statements that write WAL and dirty blocks, whose counters
+# pg_stat_queries keeps in a chunk beside the entry.  "Per statement" is
+# then per transaction.  Its output goes to callgrind_write.tsv and does
+# not touch results.md.
+#
 # CONFIGS may also name pgsq-sampleR: pg_stat_queries with sample_rate = R.
 #
 # Environment: PGSQ_BENCH_FLAVOR (release), CONFIGS ("none pgss pgsq"),
@@ -77,7 +84,8 @@ CG_MAX=${CG_MAX:-100}
 case "$WORKLOAD" in
 	hot) TSV=callgrind.tsv ;;
 	unique) TSV=callgrind_unique.tsv ;;
-	*) bench_die "unknown CG_WORKLOAD $WORKLOAD (hot or unique)" ;;
+	write) TSV=callgrind_write.tsv ;;
+	*) bench_die "unknown CG_WORKLOAD $WORKLOAD (hot, unique or write)" ;;
 esac
 SHARED_BUFFERS=128MB
 MAX_CONNECTIONS=20
@@ -95,6 +103,7 @@ bench_stop
 workload_pgbench() {
 	case "$WORKLOAD" in
 		hot) echo "pgbench -n -S -M prepared -c 1 -t $1 bench" ;;
+		write) echo "pgbench -n -M prepared -c 1 -t $1 bench" ;;
 		unique) echo "pgbench -n -M simple -c 1 -t $1 --random-seed=${2:-1} -D ntables=$UNIQUE_TABLES -f $(q "$BENCH_DIR/unique.sql") bench" ;;
 	esac
 }
