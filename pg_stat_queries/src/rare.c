@@ -42,9 +42,8 @@ pgsq_rare_for_merge(PgsqSharedEntry *entry)
 {
 	if (!DsaPointerIsValid(entry->rare))
 	{
-		dsa_pointer chunk = dsa_allocate_extended(pgsq_text_area(),
-												  sizeof(PgsqRareCounters),
-												  DSA_ALLOC_NO_OOM | DSA_ALLOC_ZERO);
+		static const PgsqRareCounters zeros;
+		dsa_pointer chunk = pgsq_rare_prepare(&zeros);
 
 		if (!DsaPointerIsValid(chunk))
 			ereport(ERROR,
