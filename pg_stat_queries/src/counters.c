@@ -68,6 +68,31 @@ add_local_temp_blocks(PgsqRareCounters *c, const BufferUsage *bufusage)
 	c->temp_blks_written += bufusage->temp_blks_written;
 }
 
+/*
+ * Empty counters of a statement: all but the rare ones, which are zeroed
+ * when an execution first has some (rare_for_add).  Pending counters are
+ * emptied for nearly every execution of a statement among many, and the
+ * rare part is more than 40% of their bytes: each line of it zeroed costs
+ * a cache line written that most statements never use.
+ */
+void
+pgsq_counters_clear(PgsqCounters *counters)
+{
+	memset(counters, 0, offsetof(PgsqCounters, rare));
+}
+
+/* The rare counters of counters, zeroed first if they held none yet */
+static inline PgsqRareCounters *
+rare_for_add(PgsqCounters *counters)
+{
+	if (!counters->has_rare)
+	{
+		memset(&counters->rare, 0, sizeof(counters->rare));
+		counters->has_rare = true;
+	}
+	return &counters->rare;
+}
+
 /* Add one planning or execution of a statement to local counters */
 void
 pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
@@ -77,7 +102,7 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 				   int parallel_to_launch, int parallel_launched)
 {
 	PgsqMainCounters *c = &counters->main;
-	PgsqRareCounters *r = &counters->rare;
+	PgsqRareCounters *r;
 
 	add_timing(PGSQ_TIMING(c, phase), ms);
 	if (phase == PGSQ_EXEC)
@@ -98,18 +123,15 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 		if (bufusage->shared_blks_read | bufusage->shared_blks_dirtied |
 			bufusage->shared_blks_written)
 		{
+			r = rare_for_add(counters);
 			r->shared_blks_read += bufusage->shared_blks_read;
 			r->shared_blks_dirtied += bufusage->shared_blks_dirtied;
 			r->shared_blks_written += bufusage->shared_blks_written;
-			counters->has_rare = true;
 		}
 		if (bufusage->local_blks_hit | bufusage->local_blks_read |
 			bufusage->local_blks_dirtied | bufusage->local_blks_written |
 			bufusage->temp_blks_read | bufusage->temp_blks_written)
-		{
-			add_local_temp_blocks(r, bufusage);
-			counters->has_rare = true;
-		}
+			add_local_temp_blocks(rare_for_add(counters), bufusage);
 		/* I/O times are zero unless track_io_timing is on and I/O was done */
 		if (unlikely(!INSTR_TIME_IS_ZERO(bufusage->shared_blk_read_time) ||
 					 !INSTR_TIME_IS_ZERO(bufusage->shared_blk_write_time) ||
@@ -117,22 +139,20 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 					 !INSTR_TIME_IS_ZERO(bufusage->local_blk_write_time) ||
 					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_read_time) ||
 					 !INSTR_TIME_IS_ZERO(bufusage->temp_blk_write_time)))
-		{
-			add_io_times(r, bufusage);
-			counters->has_rare = true;
-		}
+			add_io_times(rare_for_add(counters), bufusage);
 	}
 	if (walusage && (walusage->wal_records | walusage->wal_fpi |
 					 walusage->wal_bytes | walusage->wal_buffers_full))
 	{
+		r = rare_for_add(counters);
 		r->wal_records += walusage->wal_records;
 		r->wal_fpi += walusage->wal_fpi;
 		r->wal_bytes += walusage->wal_bytes;
 		r->wal_buffers_full += walusage->wal_buffers_full;
-		counters->has_rare = true;
 	}
 	if (jitusage)
 	{
+		r = rare_for_add(counters);
 		r->jit_functions += jitusage->created_functions;
 		r->jit_generation_time += INSTR_TIME_GET_MILLISEC(jitusage->generation_counter);
 		if (INSTR_TIME_GET_MILLISEC(jitusage->inlining_counter))
@@ -147,13 +167,12 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 		if (INSTR_TIME_GET_MILLISEC(jitusage->deform_counter))
 			r->jit_deform_count++;
 		r->jit_deform_time += INSTR_TIME_GET_MILLISEC(jitusage->deform_counter);
-		counters->has_rare = true;
 	}
 	if (parallel_to_launch | parallel_launched)
 	{
+		r = rare_for_add(counters);
 		r->parallel_workers_to_launch += parallel_to_launch;
 		r->parallel_workers_launched += parallel_launched;
-		counters->has_rare = true;
 	}
 }
 

@@ -12,6 +12,7 @@
 #include "executor/instrument.h"
 #include "jit/jit.h"
 
+extern void pgsq_counters_clear(PgsqCounters *counters);
 extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 							   uint64 rows, const BufferUsage *bufusage,
 							   const WalUsage *walusage,

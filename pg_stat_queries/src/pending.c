@@ -150,7 +150,7 @@ park(const PgsqKey *key, const PgsqTextSource *src)
 	/* counts parked before a reset that dropped entries go with it */
 	if (!found || p->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
 	{
-		memset(&p->counters, 0, sizeof(p->counters));
+		pgsq_counters_clear(&p->counters);
 		p->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
 	}
 	if (!p->text_tried && src != NULL)
@@ -332,7 +332,7 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 	ps->ref_generation = generation;
 	ps->text_checked = false;
 	ps->entry_since = entry_since(entry);
-	memset(&ps->counters, 0, sizeof(ps->counters));
+	pgsq_counters_clear(&ps->counters);
 	index_pending(objid, pending_count);
 	last_pos = pending_count;
 	last_batch = pending_batch;
@@ -355,7 +355,7 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
 
 	if (other_life(ps->entry_since, since))
 	{
-		memset(&ps->counters, 0, sizeof(ps->counters));
+		pgsq_counters_clear(&ps->counters);
 		ps->text_checked = false;
 	}
 	if (since != 0)
@@ -404,7 +404,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	{
 		PgsqCounters counters;
 
-		memset(&counters, 0, sizeof(counters));
+		pgsq_counters_clear(&counters);
 		pgsq_add_execution(&counters, phase, ms, rows, bufusage, walusage,
 						   jitusage, parallel_to_launch, parallel_launched);
 		if (pgsq_merge_fresh(key, &counters))
@@ -444,7 +444,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 				 */
 				PgsqCounters counters;
 
-				memset(&counters, 0, sizeof(counters));
+				pgsq_counters_clear(&counters);
 				pgsq_add_execution(&counters, phase, ms, rows, bufusage,
 								   walusage, jitusage, parallel_to_launch,
 								   parallel_launched);

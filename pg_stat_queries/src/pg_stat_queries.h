@@ -146,7 +146,9 @@ typedef struct PgsqMainCounters
 /*
  * All counters of one statement, as pending data holds them and readers
  * see them.  has_rare is set by an execution that changed a rare counter,
- * so that a merge knows without reading them all.
+ * so that a merge knows without reading them all; until then rare holds
+ * anything (pgsq_counters_clear leaves it alone, and the first rare count
+ * zeroes it).
  */
 typedef struct PgsqCounters
 {

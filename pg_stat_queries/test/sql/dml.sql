@@ -28,6 +28,31 @@ SELECT sum(g) FROM dml_tmp;
 SELECT local_blks_hit + local_blks_read > 0 AS local_buffers
   FROM pg_stat_queries WHERE query LIKE 'SELECT sum(g) FROM dml_tmp';
 
+-- Pending counts reuse their places from one batch to the next, and the
+-- rare counters (here local blocks) are zeroed only when a statement first
+-- has some: the second batch's statements, in the places the first batch's
+-- left, count the same as those did.  The second run of each INSERT is the
+-- pending one; reading the view merges and empties the batch.
+CREATE TEMP TABLE dml_r1 (a int);
+CREATE TEMP TABLE dml_r2 (a int);
+CREATE TEMP TABLE dml_r3 (a int);
+CREATE TEMP TABLE dml_r4 (a int);
+SELECT count(*) >= 0 AS merged FROM pg_stat_queries;
+INSERT INTO dml_r1 VALUES (1);
+INSERT INTO dml_r1 VALUES (1);
+INSERT INTO dml_r2 VALUES (1);
+INSERT INTO dml_r2 VALUES (1);
+SELECT count(*) >= 0 AS merged FROM pg_stat_queries;
+INSERT INTO dml_r3 VALUES (1);
+INSERT INTO dml_r3 VALUES (1);
+INSERT INTO dml_r4 VALUES (1);
+INSERT INTO dml_r4 VALUES (1);
+SELECT count(*) AS statements,
+       count(DISTINCT (calls, local_blks_hit, local_blks_read,
+                       local_blks_dirtied, local_blks_written)) AS distinct_counts,
+       min(calls) AS calls, min(local_blks_hit + local_blks_dirtied) > 0 AS local_blocks
+  FROM pg_stat_queries WHERE query LIKE 'INSERT INTO dml_r%';
+
 -- a sort larger than work_mem spills to temporary files
 SET work_mem = '64kB';
 SELECT count(*) FROM (SELECT g FROM generate_series(1, 20000) g ORDER BY g DESC) s;
