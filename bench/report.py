@@ -115,7 +115,8 @@ def scaling_lines(out_dir, heading="##"):
     lines = [f"{heading} Cost per statement as the number of known statements grows (callgrind, cache simulation)", ""]
     lines.append(f"`bench/scaling.sh`: one backend under `valgrind --tool=callgrind --cache-sim=yes` serving one pgbench "
                  f"client (`-M simple`) that runs K distinct statements `SELECT abalance FROM pgbench_accounts aK "
-                 f"WHERE aid = N` (one query id per alias), each K twice in turn as warm-up, then phases of "
+                 f"WHERE aid = N` (one query id per alias), each K twice in turn as warm-up, "
+                 f"{env.get('settle', '0')} x K more at random to settle the caches (not measured), then phases of "
                  f"{first['t_lo']} and {first['t_hi']} statements picked at random among the K (fixed seed). "
                  f"Per statement = (phase {first['t_hi']} - phase {first['t_lo']}) / "
                  f"{int(first['t_hi']) - int(first['t_lo'])}; D1 misses = D1mr + D1mw, LL misses = ILmr + DLmr + DLmw; "
@@ -128,7 +129,8 @@ def scaling_lines(out_dir, heading="##"):
     lines.append(f"- Date: {env.get('date', '?')}, commit {env.get('commit', '?')}; {env.get('postgres', '?')}; "
                  f"{env.get('valgrind', '?')}; {env.get('cpu', '?')}")
     lines.append(f"- Simulated caches: {env.get('caches', '?')}")
-    lines.append(f"- Settings: {env.get('settings', '?')}; run time {env.get('duration', '?')}")
+    lines.append(f"- Settings: {env.get('settings', '?')}; run time {env.get('duration', '?')}"
+                 + (f"; {env['runs']}" if 'runs' in env else ""))
     lines.append("")
     lines.append("| config | statements | entries | Ir / stmt | D1 misses / stmt | LL misses / stmt "
                  "| Ir added | D1 added | LL added | Ir added, corrected |")
@@ -143,7 +145,7 @@ def scaling_lines(out_dir, heading="##"):
                          f"| {fmt_signed(r['ir_added'], 0)} | {fmt_signed(r['d1_added'], 1)} "
                          f"| {fmt_signed(r['ll_added'], 2)} | {fmt_signed(r['ir_added_corrected'], 0)} |")
     lines.append("")
-    if all((c, k) in by for c in SCALING_CONFIGS for k in sizes):
+    if all((c, k) in by for c in ("none",) + tuple(SCALING_CONFIGS) for k in sizes):
         lines.append("Target: pg_stat_queries at or below pg_stat_statements' instructions and LL misses per statement "
                      "at every size (instructions: Ir added, corrected).")
         lines.append("")

@@ -5,6 +5,8 @@
 #
 # Usage: bench/scaling.sh      (bench/run calls it at the end in full mode)
 #        SIZES="1 1000" CONFIGS="none pgsq" bench/scaling.sh   (a quick run)
+#        bench/scaling.sh --combine DIR...   (join runs made side by side,
+#            each with its own CONFIGS and OUT_DIR; see combine_runs)
 #
 # The statements: K distinct ones, "SELECT abalance FROM pgbench_accounts aK
 # WHERE aid = N" for K = 1..size.  PostgreSQL 18 jumbles a relation by its
@@ -135,154 +137,212 @@ for s in $SIZES; do
 done
 [ "$SC_HI" -gt "$SC_LO" ] || bench_die "SC_HI must be above SC_LO"
 
-cg_prepare scaling
-bench_say "scaling with $PGBIN, work directory $BENCH_DIR, port $PORT; sizes $SIZES; phases of $SC_LO and $SC_HI statements"
-as_test_user "cat > $(q "$BENCH_DIR/scaling.sql")" <"$BENCH_ROOT/workloads/scaling.sql"
-bench_stop
-
-# Extension reset and the count of its entries for the K statements
-ext_reset() {
-	case "$1" in
-		pgss) bench_psql "SELECT pg_stat_statements_reset()" >/dev/null ;;
-		pgsq) bench_psql "SELECT pg_stat_queries_reset()" >/dev/null ;;
-	esac
-}
-ext_entries() {
-	local view
-	case "$1" in pgss) view=pg_stat_statements ;; pgsq) view=pg_stat_queries ;; *) echo -; return ;; esac
-	bench_psql "SELECT count(*) FROM $view WHERE query LIKE 'SELECT abalance FROM pgbench_accounts a%'"
-}
-
-# "Ir D1 LL" of one dump file
-ev_of() {
-	cg_totals "$1" | tr ' ' '\n' | awk -F= '{ v[$1] = $2 }
-		END { printf "%d %d %d\n", v["Ir"], v["D1mr"] + v["D1mw"], v["ILmr"] + v["DLmr"] + v["DLmw"] }'
-}
-
-# Inclusive Ir of the two noisy parts of the core in one phase dump
-noise_of() {
-	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" ExecIndexScan pq_getbyte |
-		awk '{ s += $3 } END { printf "%d\n", s }'
-}
-
-# "merges/statement instructions/batch" of pg_stat_queries in one phase dump
-batch_figures() {
-	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" pgsq_merge_locked \
-		add_pending flush_one |
-		awk -v n="$SC_HI" '{ calls[$1] = $2; incl[$1] = $3 }
-			END {
-				b = 0
-				for (f in calls) if (f != "pgsq_merge_locked" && calls[f] > 0) b += incl[f] / calls[f]
-				printf "%.4f %.0f\n", calls["pgsq_merge_locked"] / n, b
-			}'
-}
-
-# Merges per statement of pg_stat_queries at full speed, per size, into
-# $BENCH_DIR/scaling_native.tsv; returns 1 if they cannot be counted
-native_merge_rates() {
-	local lib conf="$BENCH_DIR/native.conf" k t perf_pid out log n c
-	local -A merges stmts
-	[ "$(id -u)" -eq 0 ] || { bench_say "not root: merge rate at full speed not measured"; return 1; }
-	command -v perf >/dev/null || { bench_say "no perf: merge rate at full speed not measured"; return 1; }
-	lib="$("$PG_CONFIG" --pkglibdir)/pg_stat_queries.so"
-	perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
-	perf probe -q -x "$lib" --add pgsq_merge_locked >/dev/null 2>&1 ||
-		{ bench_say "perf probe on $lib failed: merge rate at full speed not measured"; return 1; }
-	cg_config_settings pgsq "$SC_MAX" >"$conf"
-	chmod a+r "$conf"
-	bench_start "$conf" || bench_die "native server did not start"
-	bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_queries" >/dev/null
-	printf 'size\tt1\tt2\tstmts1\tstmts2\tmerges1\tmerges2\tmerges_per_stmt\n' >"$BENCH_DIR/scaling_native.tsv"
-	for k in $SIZES; do
-		ext_reset pgsq
-		# every statement once: entries and references exist before counting
-		as_bench_user "pgbench -n -M simple -c 1 -t $k -D i=0 -D nstmt=$k -D warm=$k \
-			-D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$BENCH_DIR/native_warm_$k.log" 2>&1 ||
-			bench_die "native warm-up (size $k) failed"
-		for t in $NATIVE_T1 $NATIVE_T2; do
-			out="$BENCH_DIR/native_perf_${k}_$t.txt"
-			log="$BENCH_DIR/native_pgbench_${k}_$t.log"
-			# system-wide, no command: counts until interrupted
-			perf stat -a -x, -e probe_pg_stat_queries:pgsq_merge_locked -o "$out" &
-			perf_pid=$!
-			sleep 1
-			as_bench_user "pgbench -n -M simple -c 1 -T $t --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
-				-D warm=0 -D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$log" 2>&1 ||
-				bench_die "native run (size $k, $t s) failed"
-			sleep 1				# the backend's exit merges what it still has
-			kill -INT "$perf_pid" 2>/dev/null
-			wait "$perf_pid" 2>/dev/null
-			c=$(awk -F, '/pgsq_merge_locked/ { print $1 }' "$out")
-			n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$log")
-			[ -n "$c" ] && [ -n "$n" ] || bench_die "native run (size $k, $t s): no count ($out, $log)"
-			merges[$t]=$c
-			stmts[$t]=$n
+# --combine DIR...: the OUT_DIRs of runs made side by side, each with
+# CONFIGS of its own (none, pgss and pgsq as three processes finish in about
+# half the time on two cores: the simulation does not depend on load, and
+# the merges per statement of pg_stat_queries, which do, rise only at the
+# sizes where they are below one).  Each run keeps its raw totals in
+# OUT_DIR/raw; they are joined into one table in OUT_DIR, nothing is run.
+combine_runs() {
+	local d f n
+	bench_install_tools
+	bench_pick_build "$FLAVOR"
+	mkdir -p "$OUT_DIR"
+	BENCH_DIR=$(mktemp -d "${PGSQ_BENCH_DIR:-/tmp}/pgsq-scaling-combine.XXXXXX")
+	trap 'rm -rf "$BENCH_DIR"' EXIT
+	raw=$BENCH_DIR/scaling_raw.tsv
+	native_done=0
+	RUN_SECONDS=0
+	n=0
+	for d in "$@"; do
+		[ -f "$d/raw/scaling_raw.tsv" ] || bench_die "$d: no raw/scaling_raw.tsv (not a run of this script)"
+		if [ "$n" = 0 ]; then head -n 1 "$d/raw/scaling_raw.tsv" >"$raw"; fi
+		tail -n +2 "$d/raw/scaling_raw.tsv" >>"$raw"
+		for f in scaling_batches.tsv scaling_native.tsv; do
+			[ -f "$d/raw/$f" ] && cp "$d/raw/$f" "$BENCH_DIR/$f"
 		done
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$NATIVE_T1" "$NATIVE_T2" \
-			"${stmts[$NATIVE_T1]}" "${stmts[$NATIVE_T2]}" "${merges[$NATIVE_T1]}" "${merges[$NATIVE_T2]}" \
-			"$(awk -v a="${merges[$NATIVE_T1]}" -v b="${merges[$NATIVE_T2]}" -v x="${stmts[$NATIVE_T1]}" -v y="${stmts[$NATIVE_T2]}" \
-				'BEGIN { printf "%.4f", (b - a) / (y - x) }')" >>"$BENCH_DIR/scaling_native.tsv"
-		bench_say "pgsq at full speed: $k statements: $(tail -n 1 "$BENCH_DIR/scaling_native.tsv" | cut -f8) merges per statement (${stmts[$NATIVE_T2]} statements in $NATIVE_T2 s)"
+		[ -f "$d/raw/caches.txt" ] && cp "$d/raw/caches.txt" "$BENCH_DIR/caches.txt"
+		for f in "$d"/scaling_profile_*.txt; do
+			[ -f "$f" ] && [ "$(cd "$(dirname "$f")" && pwd)" != "$(cd "$OUT_DIR" && pwd)" ] && cp "$f" "$OUT_DIR/"
+		done
+		f=$(sed -n 's/^duration=\([0-9]*\)s$/\1/p' "$d/scaling_env.txt" 2>/dev/null)
+		[ -n "$f" ] && [ "$f" -gt "$RUN_SECONDS" ] && RUN_SECONDS=$f
+		n=$((n + 1))
 	done
+	[ -f "$BENCH_DIR/scaling_native.tsv" ] && native_done=1
+	# the settings the runs were made with (the first run's)
+	SETTINGS=$(sed -n 's/^settings=//p' "$1/scaling_env.txt" 2>/dev/null)
+	f=$(sed -n 's/^settings=.*SC_SETTLE=\([0-9]*\).*/\1/p' "$1/scaling_env.txt" 2>/dev/null)
+	SC_SETTLE=${f:-$SC_SETTLE}
+	CONFIGS=$(tail -n +2 "$raw" | cut -f1 | awk '!seen[$0]++' | tr '\n' ' ')
+	RUNS="$n runs side by side"
+}
+
+COMBINE=()
+if [ "${1:-}" = --combine ]; then
+	shift
+	[ $# -gt 0 ] || bench_die "--combine needs the OUT_DIRs of the runs"
+	COMBINE=("$@")
+fi
+RUNS="one run"
+SETTINGS=""
+if [ ${#COMBINE[@]} -gt 0 ]; then
+	combine_runs "${COMBINE[@]}"
+else
+	cg_prepare scaling
+	bench_say "scaling with $PGBIN, work directory $BENCH_DIR, port $PORT; sizes $SIZES; phases of $SC_LO and $SC_HI statements"
+	as_test_user "cat > $(q "$BENCH_DIR/scaling.sql")" <"$BENCH_ROOT/workloads/scaling.sql"
 	bench_stop
-	perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
-	return 0
-}
 
-raw=$BENCH_DIR/scaling_raw.tsv
-printf 'size\tmerges_per_stmt\tbatch_ir\n' >"$BENCH_DIR/scaling_batches.tsv"
-printf 'config\tsize\tentries\tt_lo\tt_hi\tir_lo\tir_hi\td1_lo\td1_hi\tll_lo\tll_hi\tnoise_lo\tnoise_hi\n' >"$raw"
-for c in $CONFIGS; do
-	cg=$BENCH_DIR/cg_$c
-	cg_start "$c" "$SC_MAX" "$cg" "--cache-sim=yes $SC_CACHES --dump-before=pg_sleep"
-	for k in $SIZES; do
-		ext_reset "$c"
-		warm=$((2 * k))
-		m1=$((warm + SC_SETTLE * k + 1))
-		m2=$((m1 + SC_LO))
-		m3=$((m2 + SC_HI))
-		before=$(ls "$cg")
-		as_bench_user "pgbench -n -M simple -c 1 -t $m3 --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
-			-D warm=$warm -D m1=$m1 -D m2=$m2 -D m3=$m3 -f scaling.sql bench" \
-			>"$BENCH_DIR/pgbench_${c}_$k.log" 2>&1 ||
-			{ cat "$BENCH_DIR/pgbench_${c}_$k.log"; bench_die "$c: pgbench (size $k) failed"; }
-		# the backend's files: the three dumps at the markers (PID.1 .. PID.3),
-		# then its exit's (PID); the other new file is pgbench's first connection
-		new=$(cg_new_files "$cg" "$before" 5)
-		p=$(echo "$new" | sed -n 's/^callgrind\.out\.\([0-9]*\)\.3$/\1/p' | head -n 1)
-		[ -n "$p" ] && [ -f "$cg/callgrind.out.$p.2" ] ||
-			bench_die "$c: size $k: no dumps of the benchmark backend (new files: $(echo $new))"
-		read -r ir1 d11 ll1 <<<"$(ev_of "$cg/callgrind.out.$p.2")"
-		read -r ir2 d12 ll2 <<<"$(ev_of "$cg/callgrind.out.$p.3")"
-		entries=$(ext_entries "$c")
-		if [ "$c" = pgsq ]; then
-			read -r mps bir <<<"$(batch_figures "$cg/callgrind.out.$p.3")"
-			printf '%s\t%s\t%s\n' "$k" "$mps" "$bir" >>"$BENCH_DIR/scaling_batches.tsv"
-		fi
-		nz1=$(noise_of "$cg/callgrind.out.$p.2")
-		nz2=$(noise_of "$cg/callgrind.out.$p.3")
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" "$entries" "$SC_LO" "$SC_HI" \
-			"$ir1" "$ir2" "$d11" "$d12" "$ll1" "$ll2" "$nz1" "$nz2" >>"$raw"
-		bench_say "$c: $k statements ($entries entries): Ir/stmt $(( (ir2 - ir1) / (SC_HI - SC_LO) )), D1 $(( (d12 - d11) / (SC_HI - SC_LO) )), LL $(( (ll2 - ll1) / (SC_HI - SC_LO) ))"
-		if [ "$k" = "$largest" ] && [ "$c" != none ]; then
-			callgrind_annotate --inclusive=yes --threshold=99.5 "$cg/callgrind.out.$p.3" 2>/dev/null |
-				head -n 120 >"$OUT_DIR/scaling_profile_$c.txt"
-		fi
-		# the dumps of earlier sizes are no longer needed
-		for f in $new; do
-			[ "$k" = "$largest" ] && [ "$f" = "callgrind.out.$p.3" ] && continue
-			rm -f "$cg/$f"
+	# Extension reset and the count of its entries for the K statements
+	ext_reset() {
+		case "$1" in
+			pgss) bench_psql "SELECT pg_stat_statements_reset()" >/dev/null ;;
+			pgsq) bench_psql "SELECT pg_stat_queries_reset()" >/dev/null ;;
+		esac
+	}
+	ext_entries() {
+		local view
+		case "$1" in pgss) view=pg_stat_statements ;; pgsq) view=pg_stat_queries ;; *) echo -; return ;; esac
+		bench_psql "SELECT count(*) FROM $view WHERE query LIKE 'SELECT abalance FROM pgbench_accounts a%'"
+	}
+
+	# "Ir D1 LL" of one dump file
+	ev_of() {
+		cg_totals "$1" | tr ' ' '\n' | awk -F= '{ v[$1] = $2 }
+			END { printf "%d %d %d\n", v["Ir"], v["D1mr"] + v["D1mw"], v["ILmr"] + v["DLmr"] + v["DLmw"] }'
+	}
+
+	# Inclusive Ir of the two noisy parts of the core in one phase dump
+	noise_of() {
+		"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" ExecIndexScan pq_getbyte |
+			awk '{ s += $3 } END { printf "%d\n", s }'
+	}
+
+	# "merges/statement instructions/batch" of pg_stat_queries in one phase dump
+	batch_figures() {
+		"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" pgsq_merge_locked \
+			add_pending flush_one |
+			awk -v n="$SC_HI" '{ calls[$1] = $2; incl[$1] = $3 }
+				END {
+					b = 0
+					for (f in calls) if (f != "pgsq_merge_locked" && calls[f] > 0) b += incl[f] / calls[f]
+					printf "%.4f %.0f\n", calls["pgsq_merge_locked"] / n, b
+				}'
+	}
+
+	# Merges per statement of pg_stat_queries at full speed, per size, into
+	# $BENCH_DIR/scaling_native.tsv; returns 1 if they cannot be counted
+	native_merge_rates() {
+		local lib conf="$BENCH_DIR/native.conf" k t perf_pid out log n c
+		local -A merges stmts
+		[ "$(id -u)" -eq 0 ] || { bench_say "not root: merge rate at full speed not measured"; return 1; }
+		command -v perf >/dev/null || { bench_say "no perf: merge rate at full speed not measured"; return 1; }
+		lib="$("$PG_CONFIG" --pkglibdir)/pg_stat_queries.so"
+		perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
+		perf probe -q -x "$lib" --add pgsq_merge_locked >/dev/null 2>&1 ||
+			{ bench_say "perf probe on $lib failed: merge rate at full speed not measured"; return 1; }
+		cg_config_settings pgsq "$SC_MAX" >"$conf"
+		chmod a+r "$conf"
+		bench_start "$conf" || bench_die "native server did not start"
+		bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_queries" >/dev/null
+		printf 'size\tt1\tt2\tstmts1\tstmts2\tmerges1\tmerges2\tmerges_per_stmt\n' >"$BENCH_DIR/scaling_native.tsv"
+		for k in $SIZES; do
+			ext_reset pgsq
+			# every statement once: entries and references exist before counting
+			as_bench_user "pgbench -n -M simple -c 1 -t $k -D i=0 -D nstmt=$k -D warm=$k \
+				-D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$BENCH_DIR/native_warm_$k.log" 2>&1 ||
+				bench_die "native warm-up (size $k) failed"
+			for t in $NATIVE_T1 $NATIVE_T2; do
+				out="$BENCH_DIR/native_perf_${k}_$t.txt"
+				log="$BENCH_DIR/native_pgbench_${k}_$t.log"
+				# system-wide, no command: counts until interrupted
+				perf stat -a -x, -e probe_pg_stat_queries:pgsq_merge_locked -o "$out" &
+				perf_pid=$!
+				sleep 1
+				as_bench_user "pgbench -n -M simple -c 1 -T $t --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
+					-D warm=0 -D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$log" 2>&1 ||
+					bench_die "native run (size $k, $t s) failed"
+				sleep 1				# the backend's exit merges what it still has
+				kill -INT "$perf_pid" 2>/dev/null
+				wait "$perf_pid" 2>/dev/null
+				c=$(awk -F, '/pgsq_merge_locked/ { print $1 }' "$out")
+				n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$log")
+				[ -n "$c" ] && [ -n "$n" ] || bench_die "native run (size $k, $t s): no count ($out, $log)"
+				merges[$t]=$c
+				stmts[$t]=$n
+			done
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$NATIVE_T1" "$NATIVE_T2" \
+				"${stmts[$NATIVE_T1]}" "${stmts[$NATIVE_T2]}" "${merges[$NATIVE_T1]}" "${merges[$NATIVE_T2]}" \
+				"$(awk -v a="${merges[$NATIVE_T1]}" -v b="${merges[$NATIVE_T2]}" -v x="${stmts[$NATIVE_T1]}" -v y="${stmts[$NATIVE_T2]}" \
+					'BEGIN { printf "%.4f", (b - a) / (y - x) }')" >>"$BENCH_DIR/scaling_native.tsv"
+			bench_say "pgsq at full speed: $k statements: $(tail -n 1 "$BENCH_DIR/scaling_native.tsv" | cut -f8) merges per statement (${stmts[$NATIVE_T2]} statements in $NATIVE_T2 s)"
 		done
-	done
-	# the postmaster's file is still empty: take the lines from any dump
-	grep -h '^desc: \(I1\|D1\|LL\) cache' "$cg"/callgrind.out.* |
-		awk '!seen[$0]++' >"$BENCH_DIR/caches.txt"
-	cg_stop "$c"
-done
+		bench_stop
+		perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
+		return 0
+	}
 
-native_done=0
-if [[ " $CONFIGS " == *" pgsq "* ]] && [ "$NATIVE" = 1 ] && native_merge_rates; then
-	native_done=1
+	raw=$BENCH_DIR/scaling_raw.tsv
+	printf 'size\tmerges_per_stmt\tbatch_ir\n' >"$BENCH_DIR/scaling_batches.tsv"
+	printf 'config\tsize\tentries\tt_lo\tt_hi\tir_lo\tir_hi\td1_lo\td1_hi\tll_lo\tll_hi\tnoise_lo\tnoise_hi\n' >"$raw"
+	for c in $CONFIGS; do
+		cg=$BENCH_DIR/cg_$c
+		cg_start "$c" "$SC_MAX" "$cg" "--cache-sim=yes $SC_CACHES --dump-before=pg_sleep"
+		for k in $SIZES; do
+			ext_reset "$c"
+			warm=$((2 * k))
+			m1=$((warm + SC_SETTLE * k + 1))
+			m2=$((m1 + SC_LO))
+			m3=$((m2 + SC_HI))
+			before=$(ls "$cg")
+			as_bench_user "pgbench -n -M simple -c 1 -t $m3 --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
+				-D warm=$warm -D m1=$m1 -D m2=$m2 -D m3=$m3 -f scaling.sql bench" \
+				>"$BENCH_DIR/pgbench_${c}_$k.log" 2>&1 ||
+				{ cat "$BENCH_DIR/pgbench_${c}_$k.log"; bench_die "$c: pgbench (size $k) failed"; }
+			# the backend's files: the three dumps at the markers (PID.1 .. PID.3),
+			# then its exit's (PID); the other new file is pgbench's first connection
+			new=$(cg_new_files "$cg" "$before" 5)
+			p=$(echo "$new" | sed -n 's/^callgrind\.out\.\([0-9]*\)\.3$/\1/p' | head -n 1)
+			[ -n "$p" ] && [ -f "$cg/callgrind.out.$p.2" ] ||
+				bench_die "$c: size $k: no dumps of the benchmark backend (new files: $(echo $new))"
+			read -r ir1 d11 ll1 <<<"$(ev_of "$cg/callgrind.out.$p.2")"
+			read -r ir2 d12 ll2 <<<"$(ev_of "$cg/callgrind.out.$p.3")"
+			entries=$(ext_entries "$c")
+			if [ "$c" = pgsq ]; then
+				read -r mps bir <<<"$(batch_figures "$cg/callgrind.out.$p.3")"
+				printf '%s\t%s\t%s\n' "$k" "$mps" "$bir" >>"$BENCH_DIR/scaling_batches.tsv"
+			fi
+			nz1=$(noise_of "$cg/callgrind.out.$p.2")
+			nz2=$(noise_of "$cg/callgrind.out.$p.3")
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" "$entries" "$SC_LO" "$SC_HI" \
+				"$ir1" "$ir2" "$d11" "$d12" "$ll1" "$ll2" "$nz1" "$nz2" >>"$raw"
+			bench_say "$c: $k statements ($entries entries): Ir/stmt $(( (ir2 - ir1) / (SC_HI - SC_LO) )), D1 $(( (d12 - d11) / (SC_HI - SC_LO) )), LL $(( (ll2 - ll1) / (SC_HI - SC_LO) ))"
+			if [ "$k" = "$largest" ] && [ "$c" != none ]; then
+				callgrind_annotate --inclusive=yes --threshold=99.5 "$cg/callgrind.out.$p.3" 2>/dev/null |
+					head -n 120 >"$OUT_DIR/scaling_profile_$c.txt"
+			fi
+			# the dumps of earlier sizes are no longer needed
+			for f in $new; do
+				[ "$k" = "$largest" ] && [ "$f" = "callgrind.out.$p.3" ] && continue
+				rm -f "$cg/$f"
+			done
+		done
+		# the postmaster's file is still empty: take the lines from any dump
+		grep -h '^desc: \(I1\|D1\|LL\) cache' "$cg"/callgrind.out.* |
+			awk '!seen[$0]++' >"$BENCH_DIR/caches.txt"
+		cg_stop "$c"
+	done
+
+	native_done=0
+	if [[ " $CONFIGS " == *" pgsq "* ]] && [ "$NATIVE" = 1 ] && native_merge_rates; then
+		native_done=1
+	fi
+	# the raw totals, for --combine
+	mkdir -p "$OUT_DIR/raw"
+	cp "$raw" "$BENCH_DIR/scaling_batches.tsv" "$BENCH_DIR/caches.txt" "$OUT_DIR/raw/"
+	[ "$native_done" = 1 ] && cp "$BENCH_DIR/scaling_native.tsv" "$OUT_DIR/raw/"
+	RUN_SECONDS=$(( $(date +%s) - BENCH_START ))
 fi
 
 # per statement and added over none at the same size, then the raw totals
@@ -326,8 +386,10 @@ fi
 	echo "postgres=$("$PGBIN/postgres" --version) ($FLAVOR build)"
 	echo "valgrind=$(valgrind --version)"
 	echo "caches=$(sed 's/^desc: //' "$BENCH_DIR/caches.txt" | tr '\n' ';' | sed 's/;$//')"
-	echo "settings=SIZES=$SIZES SC_LO=$SC_LO SC_HI=$SC_HI SC_SETTLE=$SC_SETTLE SC_SEED=$SC_SEED max=$SC_MAX shared_buffers=$SHARED_BUFFERS pgbench -s 1 -M simple -c 1"
-	echo "duration=$(( $(date +%s) - BENCH_START ))s"
+	echo "settings=${SETTINGS:-SIZES=$SIZES SC_LO=$SC_LO SC_HI=$SC_HI SC_SETTLE=$SC_SETTLE SC_SEED=$SC_SEED max=$SC_MAX shared_buffers=$SHARED_BUFFERS pgbench -s 1 -M simple -c 1}"
+	echo "settle=$SC_SETTLE"
+	echo "runs=$RUNS (configurations: ${CONFIGS% })"
+	echo "duration=${RUN_SECONDS}s"
 } >"$OUT_DIR/scaling_env.txt"
 "${BENCH_PYTHON:-python3}" "$BENCH_ROOT/report.py" --scaling "$OUT_DIR" || bench_die "report.py --scaling failed"
 column -t -s $'\t' <(cut -f1-9 "$OUT_DIR/$TSV")
