@@ -108,6 +108,25 @@ sub finish_pgbench
 	return $ok;
 }
 
+# Wait until the server accepts connections again after a crash.  Polling
+# with a query alone races the restart: poll_query_until gives psql its
+# query on stdin, and a psql refused while the server restarts may exit
+# before reading it, so that writing the query fails with EPIPE and the
+# test dies (exit status 32, seen once under heavy load).  pg_isready reads
+# nothing.
+sub wait_accepting
+{
+	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
+	while (time < $deadline)
+	{
+		return 1
+		  if system('pg_isready', '-q', '-h', $node->host, '-p',
+			$node->port) == 0;
+		sleep(0.1);
+	}
+	return 0;
+}
+
 # Values of postgresql.conf, in base units, that ALTER SYSTEM RESET returns to
 my %conf_value = (
 	'pg_stat_queries.max' => 1000,
@@ -238,7 +257,7 @@ for my $delay (0.2, 1.0, 0.5, 1.5, 0.8)
 	kill 'KILL', $pids[0] if @pids;
 	ok(!finish_pgbench($run), "round $round: pgbench lost its connections");
 
-	ok($node->poll_query_until('postgres', 'SELECT 1', '1'),
+	ok(wait_accepting() && $node->poll_query_until('postgres', 'SELECT 1', '1'),
 		"round $round: server accepts queries after the crash restart");
 	my $log = slurp_file($node->logfile, $log_before_kill);
 	ok($log =~ qr/terminated by signal 9/, "round $round: the kill was seen");
