@@ -6,7 +6,12 @@
 # Usage: bench/scaling.sh      (bench/run calls it at the end in full mode)
 #        SIZES="1 1000" CONFIGS="none pgsq" bench/scaling.sh   (a quick run)
 #        bench/scaling.sh --combine DIR...   (join runs made side by side,
-#            each with its own CONFIGS and OUT_DIR; see combine_runs)
+#            each with its own CONFIGS and OUT_DIR; see combine_runs), e.g.
+#            CONFIGS=pgsq OUT_DIR=/tmp/q BENCH_PORT=55552 bench/scaling.sh &
+#            sleep 30   # the first run installs the extension
+#            CONFIGS=pgss NATIVE=0 INSTALL_EXT=0 OUT_DIR=/tmp/s BENCH_PORT=55551 bench/scaling.sh &
+#            CONFIGS=none NATIVE=0 INSTALL_EXT=0 OUT_DIR=/tmp/n BENCH_PORT=55550 bench/scaling.sh &
+#            wait; bench/scaling.sh --combine /tmp/n /tmp/s /tmp/q
 #
 # The statements: K distinct ones, "SELECT abalance FROM pgbench_accounts aK
 # WHERE aid = N" for K = 1..size.  PostgreSQL 18 jumbles a relation by its
@@ -172,6 +177,7 @@ combine_runs() {
 	[ -f "$BENCH_DIR/scaling_native.tsv" ] && native_done=1
 	# the settings the runs were made with (the first run's)
 	SETTINGS=$(sed -n 's/^settings=//p' "$1/scaling_env.txt" 2>/dev/null)
+	RUN_COMMIT=$(sed -n 's/^commit=//p' "$1/scaling_env.txt" 2>/dev/null)
 	f=$(sed -n 's/^settings=.*SC_SETTLE=\([0-9]*\).*/\1/p' "$1/scaling_env.txt" 2>/dev/null)
 	SC_SETTLE=${f:-$SC_SETTLE}
 	CONFIGS=$(tail -n +2 "$raw" | cut -f1 | awk '!seen[$0]++' | tr '\n' ' ')
@@ -186,6 +192,7 @@ if [ "${1:-}" = --combine ]; then
 fi
 RUNS="one run"
 SETTINGS=""
+RUN_COMMIT=""
 if [ ${#COMBINE[@]} -gt 0 ]; then
 	combine_runs "${COMBINE[@]}"
 else
@@ -381,7 +388,7 @@ fi
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	dirty=$(git -C "$REPO_ROOT" status --porcelain -- pg_stat_queries 2>/dev/null | grep -v '^??' | awk '{ print $2 }' | tr '\n' ' ')
-	echo "commit=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null)${dirty:+ plus uncommitted changes to ${dirty% }}"
+	echo "commit=${RUN_COMMIT:-$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null)${dirty:+ plus uncommitted changes to ${dirty% }}}"
 	echo "cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1) x $(nproc)"
 	echo "postgres=$("$PGBIN/postgres" --version) ($FLAVOR build)"
 	echo "valgrind=$(valgrind --version)"
