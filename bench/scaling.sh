@@ -184,6 +184,95 @@ combine_runs() {
 	RUNS="$n runs side by side"
 }
 
+# Extension reset and the count of its entries for the K statements
+ext_reset() {
+	case "$1" in
+		pgss) bench_psql "SELECT pg_stat_statements_reset()" >/dev/null ;;
+		pgsq) bench_psql "SELECT pg_stat_queries_reset()" >/dev/null ;;
+	esac
+}
+ext_entries() {
+	local view
+	case "$1" in pgss) view=pg_stat_statements ;; pgsq) view=pg_stat_queries ;; *) echo -; return ;; esac
+	bench_psql "SELECT count(*) FROM $view WHERE query LIKE 'SELECT abalance FROM pgbench_accounts a%'"
+}
+
+# "Ir D1 LL" of one dump file
+ev_of() {
+	cg_totals "$1" | tr ' ' '\n' | awk -F= '{ v[$1] = $2 }
+		END { printf "%d %d %d\n", v["Ir"], v["D1mr"] + v["D1mw"], v["ILmr"] + v["DLmr"] + v["DLmw"] }'
+}
+
+# Inclusive Ir of the two noisy parts of the core in one phase dump
+noise_of() {
+	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" ExecIndexScan pq_getbyte |
+		awk '{ s += $3 } END { printf "%d\n", s }'
+}
+
+# "merges/statement instructions/batch" of pg_stat_queries in one phase dump
+batch_figures() {
+	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" pgsq_merge_locked \
+		add_pending flush_one |
+		awk -v n="$SC_HI" '{ calls[$1] = $2; incl[$1] = $3 }
+			END {
+				b = 0
+				for (f in calls) if (f != "pgsq_merge_locked" && calls[f] > 0) b += incl[f] / calls[f]
+				printf "%.4f %.0f\n", calls["pgsq_merge_locked"] / n, b
+			}'
+}
+
+# Merges per statement of pg_stat_queries at full speed, per size, into
+# $BENCH_DIR/scaling_native.tsv; returns 1 if they cannot be counted
+native_merge_rates() {
+	local lib conf="$BENCH_DIR/native.conf" k t perf_pid out log n c
+	local -A merges stmts
+	[ "$(id -u)" -eq 0 ] || { bench_say "not root: merge rate at full speed not measured"; return 1; }
+	command -v perf >/dev/null || { bench_say "no perf: merge rate at full speed not measured"; return 1; }
+	lib="$("$PG_CONFIG" --pkglibdir)/pg_stat_queries.so"
+	perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
+	perf probe -q -x "$lib" --add pgsq_merge_locked >/dev/null 2>&1 ||
+		{ bench_say "perf probe on $lib failed: merge rate at full speed not measured"; return 1; }
+	cg_config_settings pgsq "$SC_MAX" >"$conf"
+	chmod a+r "$conf"
+	bench_start "$conf" || bench_die "native server did not start"
+	bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_queries" >/dev/null
+	printf 'size\tt1\tt2\tstmts1\tstmts2\tmerges1\tmerges2\tmerges_per_stmt\n' >"$BENCH_DIR/scaling_native.tsv"
+	for k in $SIZES; do
+		ext_reset pgsq
+		# every statement once: entries and references exist before counting
+		as_bench_user "pgbench -n -M simple -c 1 -t $k -D i=0 -D nstmt=$k -D warm=$k \
+			-D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$BENCH_DIR/native_warm_$k.log" 2>&1 ||
+			bench_die "native warm-up (size $k) failed"
+		for t in $NATIVE_T1 $NATIVE_T2; do
+			out="$BENCH_DIR/native_perf_${k}_$t.txt"
+			log="$BENCH_DIR/native_pgbench_${k}_$t.log"
+			# system-wide, no command: counts until interrupted
+			perf stat -a -x, -e probe_pg_stat_queries:pgsq_merge_locked -o "$out" &
+			perf_pid=$!
+			sleep 1
+			as_bench_user "pgbench -n -M simple -c 1 -T $t --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
+				-D warm=0 -D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$log" 2>&1 ||
+				bench_die "native run (size $k, $t s) failed"
+			sleep 1				# the backend's exit merges what it still has
+			kill -INT "$perf_pid" 2>/dev/null
+			wait "$perf_pid" 2>/dev/null
+			c=$(awk -F, '/pgsq_merge_locked/ { print $1 }' "$out")
+			n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$log")
+			[ -n "$c" ] && [ -n "$n" ] || bench_die "native run (size $k, $t s): no count ($out, $log)"
+			merges[$t]=$c
+			stmts[$t]=$n
+		done
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$NATIVE_T1" "$NATIVE_T2" \
+			"${stmts[$NATIVE_T1]}" "${stmts[$NATIVE_T2]}" "${merges[$NATIVE_T1]}" "${merges[$NATIVE_T2]}" \
+			"$(awk -v a="${merges[$NATIVE_T1]}" -v b="${merges[$NATIVE_T2]}" -v x="${stmts[$NATIVE_T1]}" -v y="${stmts[$NATIVE_T2]}" \
+				'BEGIN { printf "%.4f", (b - a) / (y - x) }')" >>"$BENCH_DIR/scaling_native.tsv"
+		bench_say "pgsq at full speed: $k statements: $(tail -n 1 "$BENCH_DIR/scaling_native.tsv" | cut -f8) merges per statement (${stmts[$NATIVE_T2]} statements in $NATIVE_T2 s)"
+	done
+	bench_stop
+	perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
+	return 0
+}
+
 COMBINE=()
 if [ "${1:-}" = --combine ]; then
 	shift
@@ -200,95 +289,6 @@ else
 	bench_say "scaling with $PGBIN, work directory $BENCH_DIR, port $PORT; sizes $SIZES; phases of $SC_LO and $SC_HI statements"
 	as_test_user "cat > $(q "$BENCH_DIR/scaling.sql")" <"$BENCH_ROOT/workloads/scaling.sql"
 	bench_stop
-
-	# Extension reset and the count of its entries for the K statements
-	ext_reset() {
-		case "$1" in
-			pgss) bench_psql "SELECT pg_stat_statements_reset()" >/dev/null ;;
-			pgsq) bench_psql "SELECT pg_stat_queries_reset()" >/dev/null ;;
-		esac
-	}
-	ext_entries() {
-		local view
-		case "$1" in pgss) view=pg_stat_statements ;; pgsq) view=pg_stat_queries ;; *) echo -; return ;; esac
-		bench_psql "SELECT count(*) FROM $view WHERE query LIKE 'SELECT abalance FROM pgbench_accounts a%'"
-	}
-
-	# "Ir D1 LL" of one dump file
-	ev_of() {
-		cg_totals "$1" | tr ' ' '\n' | awk -F= '{ v[$1] = $2 }
-			END { printf "%d %d %d\n", v["Ir"], v["D1mr"] + v["D1mw"], v["ILmr"] + v["DLmr"] + v["DLmw"] }'
-	}
-
-	# Inclusive Ir of the two noisy parts of the core in one phase dump
-	noise_of() {
-		"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" ExecIndexScan pq_getbyte |
-			awk '{ s += $3 } END { printf "%d\n", s }'
-	}
-
-	# "merges/statement instructions/batch" of pg_stat_queries in one phase dump
-	batch_figures() {
-		"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/lib/cg_calls.py" "$1" pgsq_merge_locked \
-			add_pending flush_one |
-			awk -v n="$SC_HI" '{ calls[$1] = $2; incl[$1] = $3 }
-				END {
-					b = 0
-					for (f in calls) if (f != "pgsq_merge_locked" && calls[f] > 0) b += incl[f] / calls[f]
-					printf "%.4f %.0f\n", calls["pgsq_merge_locked"] / n, b
-				}'
-	}
-
-	# Merges per statement of pg_stat_queries at full speed, per size, into
-	# $BENCH_DIR/scaling_native.tsv; returns 1 if they cannot be counted
-	native_merge_rates() {
-		local lib conf="$BENCH_DIR/native.conf" k t perf_pid out log n c
-		local -A merges stmts
-		[ "$(id -u)" -eq 0 ] || { bench_say "not root: merge rate at full speed not measured"; return 1; }
-		command -v perf >/dev/null || { bench_say "no perf: merge rate at full speed not measured"; return 1; }
-		lib="$("$PG_CONFIG" --pkglibdir)/pg_stat_queries.so"
-		perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
-		perf probe -q -x "$lib" --add pgsq_merge_locked >/dev/null 2>&1 ||
-			{ bench_say "perf probe on $lib failed: merge rate at full speed not measured"; return 1; }
-		cg_config_settings pgsq "$SC_MAX" >"$conf"
-		chmod a+r "$conf"
-		bench_start "$conf" || bench_die "native server did not start"
-		bench_psql "CREATE EXTENSION IF NOT EXISTS pg_stat_queries" >/dev/null
-		printf 'size\tt1\tt2\tstmts1\tstmts2\tmerges1\tmerges2\tmerges_per_stmt\n' >"$BENCH_DIR/scaling_native.tsv"
-		for k in $SIZES; do
-			ext_reset pgsq
-			# every statement once: entries and references exist before counting
-			as_bench_user "pgbench -n -M simple -c 1 -t $k -D i=0 -D nstmt=$k -D warm=$k \
-				-D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$BENCH_DIR/native_warm_$k.log" 2>&1 ||
-				bench_die "native warm-up (size $k) failed"
-			for t in $NATIVE_T1 $NATIVE_T2; do
-				out="$BENCH_DIR/native_perf_${k}_$t.txt"
-				log="$BENCH_DIR/native_pgbench_${k}_$t.log"
-				# system-wide, no command: counts until interrupted
-				perf stat -a -x, -e probe_pg_stat_queries:pgsq_merge_locked -o "$out" &
-				perf_pid=$!
-				sleep 1
-				as_bench_user "pgbench -n -M simple -c 1 -T $t --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
-					-D warm=0 -D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$log" 2>&1 ||
-					bench_die "native run (size $k, $t s) failed"
-				sleep 1				# the backend's exit merges what it still has
-				kill -INT "$perf_pid" 2>/dev/null
-				wait "$perf_pid" 2>/dev/null
-				c=$(awk -F, '/pgsq_merge_locked/ { print $1 }' "$out")
-				n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$log")
-				[ -n "$c" ] && [ -n "$n" ] || bench_die "native run (size $k, $t s): no count ($out, $log)"
-				merges[$t]=$c
-				stmts[$t]=$n
-			done
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$NATIVE_T1" "$NATIVE_T2" \
-				"${stmts[$NATIVE_T1]}" "${stmts[$NATIVE_T2]}" "${merges[$NATIVE_T1]}" "${merges[$NATIVE_T2]}" \
-				"$(awk -v a="${merges[$NATIVE_T1]}" -v b="${merges[$NATIVE_T2]}" -v x="${stmts[$NATIVE_T1]}" -v y="${stmts[$NATIVE_T2]}" \
-					'BEGIN { printf "%.4f", (b - a) / (y - x) }')" >>"$BENCH_DIR/scaling_native.tsv"
-			bench_say "pgsq at full speed: $k statements: $(tail -n 1 "$BENCH_DIR/scaling_native.tsv" | cut -f8) merges per statement (${stmts[$NATIVE_T2]} statements in $NATIVE_T2 s)"
-		done
-		bench_stop
-		perf probe -q -d 'probe_pg_stat_queries:*' >/dev/null 2>&1
-		return 0
-	}
 
 	raw=$BENCH_DIR/scaling_raw.tsv
 	printf 'size\tmerges_per_stmt\tbatch_ir\n' >"$BENCH_DIR/scaling_batches.tsv"

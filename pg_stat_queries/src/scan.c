@@ -25,9 +25,9 @@
  * after since (all of them for 0) into a palloc'd array.  With texts, also
  * copy the text of each entry of text_user (every user's for InvalidOid)
  * that was stored at or after since, or whose entry is that new (a reader
- * of changes that came before cannot have had it).  Partition locks are taken shared, one
- * at a time, and each entry's lock shared while it is checked and copied;
- * nothing else is done under them.
+ * of changes that came before cannot have had it).  Partition locks are
+ * taken shared, one at a time, and each entry's lock shared while it is
+ * checked and copied; nothing else is done under them.
  */
 int
 pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
