@@ -70,15 +70,19 @@ add_local_temp_blocks(PgsqRareCounters *c, const BufferUsage *bufusage)
 
 /*
  * Empty counters of a statement: all but the rare ones, which are zeroed
- * when an execution first has some (rare_for_add).  Pending counters are
- * emptied for nearly every execution of a statement among many, and the
- * rare part is more than 40% of their bytes: each line of it zeroed costs
- * a cache line written that most statements never use.
+ * when an execution first has some (rare_for_add), and the histogram's
+ * counts, zeroed by a second execution (pgsq_add_execution).  Pending
+ * counters are emptied for nearly every execution of a statement among
+ * many, and those two parts are more than 70% of their bytes: each line of
+ * them zeroed would cost a cache line written that most such statements
+ * never use.
  */
 void
 pgsq_counters_clear(PgsqCounters *counters)
 {
-	memset(counters, 0, offsetof(PgsqCounters, rare));
+	memset(counters, 0, offsetof(PgsqCounters, main.exec_hist.counts));
+	memset(&counters->main.plan, 0,
+		   offsetof(PgsqCounters, rare) - offsetof(PgsqCounters, main.plan));
 }
 
 /* The rare counters of counters, zeroed first if they held none yet */
@@ -104,13 +108,25 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 	PgsqMainCounters *c = &counters->main;
 	PgsqRareCounters *r;
 
-	add_timing(PGSQ_TIMING(c, phase), ms);
 	if (phase == PGSQ_EXEC)
 	{
+		/*
+		 * A first execution's time is its min_time alone; the histogram is
+		 * started by a second one (see PgsqCounters).
+		 */
+		if (c->exec.calls > 0)
+		{
+			if (!c->exec_hist.used)
+			{
+				Assert(c->exec.calls == 1);
+				pgsq_hist_start(&c->exec_hist, c->exec.min_time);
+			}
+			pgsq_hist_add(&c->exec_hist, ms);
+		}
 		c->rows += rows;
 		c->last_executed = GetCurrentStatementStartTimestamp();
-		pgsq_hist_add(&c->exec_hist, ms);
 	}
+	add_timing(PGSQ_TIMING(c, phase), ms);
 
 	/*
 	 * Counters that most executions leave at zero are written only when not:
@@ -226,11 +242,16 @@ merge_main(PgsqEntryData *dst, const PgsqMainCounters *src)
 	PgsqMainCounters *d = &dst->counters;
 
 	/*
-	 * The histogram is empty exactly while min/max are unset (both start
-	 * empty and are reset together): then it is a copy, as for every new
-	 * entry.
+	 * A source that counted one time has it in min_time only (see
+	 * PgsqCounters).  Else the histogram is empty exactly while min/max are
+	 * unset (both start empty and are reset together): then it is a copy, as
+	 * for every new entry.
 	 */
-	if (!dst->minmax_valid[PGSQ_EXEC])
+	if (src->exec.calls == 0)
+		;
+	else if (!src->exec_hist.used)
+		pgsq_hist_count(&d->exec_hist, src->exec.min_time);
+	else if (!dst->minmax_valid[PGSQ_EXEC])
 		d->exec_hist = src->exec_hist;
 	else
 		pgsq_hist_merge(&d->exec_hist, &src->exec_hist,
@@ -382,6 +403,14 @@ pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
 	Assert(data->counters.plan.calls == 0 &&
 		   data->counters.exec.calls == 0);
 	data->counters = first->main;
+	/* a shared histogram is whole (see PgsqCounters) */
+	if (!first->main.exec_hist.used)
+	{
+		memset(&data->counters.exec_hist, 0, sizeof(PgsqHistogram));
+		if (first->main.exec.calls > 0)
+			pgsq_hist_count(&data->counters.exec_hist,
+							first->main.exec.min_time);
+	}
 	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
 		data->minmax_valid[phase] = PGSQ_TIMING(&first->main, phase)->calls > 0;
 	if (first->main.plan.calls + first->main.exec.calls > 0)

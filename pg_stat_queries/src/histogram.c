@@ -172,6 +172,25 @@ pgsq_hist_add_slow(PgsqHistogram *h, int bucket)
 }
 
 /*
+ * Count one execution time in a histogram that may have counted many: no
+ * count can wrap around, as pgsq_hist_add's plain increment could in a
+ * shared histogram.
+ */
+void
+pgsq_hist_count(PgsqHistogram *h, double ms)
+{
+	add_to_bucket(h, pgsq_hist_bucket_of(ms), 1);
+}
+
+/* Make a histogram count one time, whatever its bytes held before */
+void
+pgsq_hist_start(PgsqHistogram *h, double ms)
+{
+	memset(h, 0, sizeof(PgsqHistogram));
+	add_to_bucket(h, pgsq_hist_bucket_of(ms), 1);
+}
+
+/*
  * The window indexes of a histogram's fastest and slowest times, which the
  * caller knows (min and max of the same executions): no scan of its
  * buckets for them.  A fastest time below the window was counted in its

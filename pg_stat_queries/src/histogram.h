@@ -54,6 +54,8 @@ typedef struct PgsqHistBucket
 } PgsqHistBucket;
 
 extern void pgsq_hist_add_slow(PgsqHistogram *h, int bucket);
+extern void pgsq_hist_count(PgsqHistogram *h, double ms);
+extern void pgsq_hist_start(PgsqHistogram *h, double ms);
 extern void pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src,
 							double src_min_ms, double src_max_ms);
 extern double pgsq_hist_percentile(const PgsqHistogram *h, double fraction,

@@ -148,7 +148,11 @@ typedef struct PgsqMainCounters
  * see them.  has_rare is set by an execution that changed a rare counter,
  * so that a merge knows without reading them all; until then rare holds
  * anything (pgsq_counters_clear leaves it alone, and the first rare count
- * zeroes it).
+ * zeroes it).  Likewise the execution histogram's counts: while
+ * main.exec_hist.used is false, the histogram holds main.exec.calls times
+ * -- none, or one, main.exec.min_time -- and its counts anything; the
+ * second execution starts it (counters.c).  Shared entries' histograms are
+ * always whole.
  */
 typedef struct PgsqCounters
 {

@@ -109,6 +109,45 @@ SELECT count(*) AS others_buckets_granted
 RESET ROLE;
 DROP ROLE regress_pct_user;
 
+-- Every execution is in its statement's histogram once, however its
+-- counts came: a statement run once without constants (its entry made with
+-- its first execution), once with constants (entry made at parse
+-- analysis), several times in one batch, and in batches of one execution
+-- each (a backend's counts holding a single time keep it in min_time only)
+SELECT pg_stat_queries_reset() IS NOT NULL AS t;
+SELECT 'once' AS pct_once;
+SELECT 'constant', 1 AS pct_const;
+SELECT count(*) AS pct_none FROM pct_durations;
+CREATE FUNCTION pct_loop(n int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1 .. n LOOP
+    PERFORM i AS pct_in_loop;
+  END LOOP;
+END $$;
+SELECT pct_loop(7);
+SELECT pct_loop(1);
+\c
+SET pg_stat_queries.track = 'all';
+SELECT pct_loop(1);
+SELECT 'once' AS pct_once;
+SELECT query, calls, counted
+  FROM (SELECT s.query, s.calls,
+               (SELECT sum(count)
+                  FROM pg_stat_queries_histogram(s.userid, s.dbid, s.queryid,
+                                                 s.toplevel)) AS counted
+          FROM pg_stat_queries s
+         WHERE s.query LIKE 'SELECT %pct\_%' AND s.query NOT LIKE '%pg_stat_queries%') x
+ ORDER BY query;
+SELECT count(*) AS statements,
+       count(*) FILTER (WHERE counted IS DISTINCT FROM calls) AS miscounted
+  FROM (SELECT s.calls,
+               (SELECT sum(count)
+                  FROM pg_stat_queries_histogram(s.userid, s.dbid, s.queryid,
+                                                 s.toplevel)) AS counted
+          FROM pg_stat_queries s
+         WHERE s.calls > 0 AND s.minmax_stats_since = s.stats_since) x;
+DROP FUNCTION pct_loop(int);
+
 DROP FUNCTION pct_sleep(float8);
 DROP TABLE pct_durations;
 RESET pg_stat_queries.track;
