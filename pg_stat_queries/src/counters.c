@@ -250,7 +250,7 @@ merge_main(PgsqEntryData *dst, const PgsqMainCounters *src)
 	if (src->exec.calls == 0)
 		;
 	else if (!src->exec_hist.used)
-		pgsq_hist_count(&d->exec_hist, src->exec.min_time);
+		pgsq_hist_add(&d->exec_hist, src->exec.min_time);
 	else if (!dst->minmax_valid[PGSQ_EXEC])
 		d->exec_hist = src->exec_hist;
 	else
@@ -408,8 +408,8 @@ pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
 	{
 		memset(&data->counters.exec_hist, 0, sizeof(PgsqHistogram));
 		if (first->main.exec.calls > 0)
-			pgsq_hist_count(&data->counters.exec_hist,
-							first->main.exec.min_time);
+			pgsq_hist_add(&data->counters.exec_hist,
+						  first->main.exec.min_time);
 	}
 	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
 		data->minmax_valid[phase] = PGSQ_TIMING(&first->main, phase)->calls > 0;

@@ -164,22 +164,11 @@ add_to_bucket(PgsqHistogram *h, int bucket, uint64 count)
 	add_count(h, index, count);
 }
 
-/* The slow path of pgsq_hist_add: a time outside the window */
+/* The slow path of pgsq_hist_add: a time outside the window, a full bucket */
 void
 pgsq_hist_add_slow(PgsqHistogram *h, int bucket)
 {
 	add_to_bucket(h, bucket, 1);
-}
-
-/*
- * Count one execution time in a histogram that may have counted many: no
- * count can wrap around, as pgsq_hist_add's plain increment could in a
- * shared histogram.
- */
-void
-pgsq_hist_count(PgsqHistogram *h, double ms)
-{
-	add_to_bucket(h, pgsq_hist_bucket_of(ms), 1);
 }
 
 /* Make a histogram count one time, whatever its bytes held before */

@@ -54,7 +54,6 @@ typedef struct PgsqHistBucket
 } PgsqHistBucket;
 
 extern void pgsq_hist_add_slow(PgsqHistogram *h, int bucket);
-extern void pgsq_hist_count(PgsqHistogram *h, double ms);
 extern void pgsq_hist_start(PgsqHistogram *h, double ms);
 extern void pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src,
 							double src_min_ms, double src_max_ms);
@@ -85,14 +84,18 @@ pgsq_hist_bucket_of(double ms)
 		(mantissa >= PGSQ_HIST_SPLIT1) + (mantissa >= PGSQ_HIST_SPLIT2);
 }
 
-/* Count one execution time: an increment unless the window must move */
+/*
+ * Count one execution time: an increment unless the window must move or
+ * the bucket is full (then the slow path halves the counts).
+ */
 static inline void
 pgsq_hist_add(PgsqHistogram *h, double ms)
 {
 	int			bucket = pgsq_hist_bucket_of(ms);
 	uint32		index = (uint32) (bucket - h->base);
 
-	if (likely(h->used && index < PGSQ_HIST_BUCKETS))
+	if (likely(h->used && index < PGSQ_HIST_BUCKETS &&
+			   h->counts[index] < PG_UINT32_MAX))
 		h->counts[index]++;
 	else
 		pgsq_hist_add_slow(h, bucket);
