@@ -59,8 +59,17 @@
 #
 # CONFIGS may also name pgsq-sampleR: pg_stat_queries with sample_rate = R.
 #
+# CG_REPEATS=R runs every configuration R times, interleaved (none, pgss,
+# pgsq, none, ...), each a fresh server; the table shows each repeat's
+# figures against the none run of the same repeat, then their medians.
+# The unique workload wants it: its figures move by a few hundred
+# instructions per statement between runs of the same code (pg_stat_queries'
+# sweep slices and reference collection run by the clock, so how much of
+# that work falls in a measured run varies).  Rows of the TSV carry their
+# repeat in a last column.
+#
 # Environment: PGSQ_BENCH_FLAVOR (release), CONFIGS ("none pgss pgsq"),
-# CG_WORKLOAD (hot), CG_T_LO (1000), CG_T_HI (3000), CG_WARMUP (500),
+# CG_WORKLOAD (hot), CG_REPEATS (1), CG_T_LO (1000), CG_T_HI (3000), CG_WARMUP (500),
 # CG_UNIQUE_TABLES (200), CG_MAX (100), CG_PGSQ_SETTINGS (""), OUT_DIR (bench/results),
 # PGSQ_BENCH_DIR (/tmp), BENCH_PORT (55532), KEEP_CLUSTER (0), INSTALL_EXT (1).
 
@@ -76,6 +85,8 @@ CONFIGS=${CONFIGS:-"none pgss pgsq"}
 T_LO=${CG_T_LO:-1000}
 T_HI=${CG_T_HI:-3000}
 WARMUP=${CG_WARMUP:-500}
+REPEATS=${CG_REPEATS:-1}
+[ "$REPEATS" -ge 1 ] 2>/dev/null || bench_die "CG_REPEATS must be a positive number"
 OUT_DIR=${OUT_DIR:-$BENCH_ROOT/results}
 KEEP_CLUSTER=${KEEP_CLUSTER:-0}
 WORKLOAD=${CG_WORKLOAD:-hot}
@@ -123,58 +134,74 @@ tracking() {
 	bench_psql "SELECT untracked_executions, evicted_entries FROM pg_stat_queries_info" | tr '|' ' '
 }
 
-printf 'config\tt_lo\tir_lo\tt_hi\tir_hi\tscan_lo\tscan_hi\n' >"$BENCH_DIR/$TSV"
+printf 'config\tt_lo\tir_lo\tt_hi\tir_hi\tscan_lo\tscan_hi\trepeat\n' >"$BENCH_DIR/$TSV"
 [ "$WORKLOAD" = unique ] &&
 	printf 'config\tstatements\tuntracked\tevicted\n' >"$BENCH_DIR/callgrind_unique_tracking.tsv"
-for c in $CONFIGS; do
-	cg=$BENCH_DIR/cg_$c
-	cg_start "$c" "$CG_MAX" "$cg"
-	as_bench_user "$(workload_pgbench "$WARMUP" 2)" >/dev/null 2>&1 ||
-		bench_die "$c: warm-up pgbench failed"
-	sleep 2
-	declare -A ir=()
-	declare -A scan=()
-	for t in $T_LO $T_HI; do
-		track_before=""
-		[ "$WORKLOAD" = unique ] && [[ $c == pgsq* ]] && track_before=$(tracking)
-		before=$(ls "$cg")
-		as_bench_user "$(workload_pgbench "$t")" >"$BENCH_DIR/pgbench_${c}_$t.log" 2>&1 ||
-			{ cat "$BENCH_DIR/pgbench_${c}_$t.log"; bench_die "$c: pgbench -t $t failed"; }
-		# the backend that served pgbench: the most instructions
-		best=0
-		best_file=""
-		for f in $(cg_new_files "$cg" "$before"); do
-			v=$(ir_of "$cg/$f")
-			[ -n "$v" ] && [ "$v" -gt "$best" ] && best=$v && best_file=$cg/$f
+for rep in $(seq 1 "$REPEATS"); do
+	for c in $CONFIGS; do
+		cg=$BENCH_DIR/cg_$c
+		cg_start "$c" "$CG_MAX" "$cg"
+		as_bench_user "$(workload_pgbench "$WARMUP" 2)" >/dev/null 2>&1 ||
+			bench_die "$c: warm-up pgbench failed"
+		sleep 2
+		declare -A ir=()
+		declare -A scan=()
+		for t in $T_LO $T_HI; do
+			track_before=""
+			[ "$WORKLOAD" = unique ] && [[ $c == pgsq* ]] && track_before=$(tracking)
+			before=$(ls "$cg")
+			as_bench_user "$(workload_pgbench "$t")" >"$BENCH_DIR/pgbench_${c}_$t.log" 2>&1 ||
+				{ cat "$BENCH_DIR/pgbench_${c}_$t.log"; bench_die "$c: pgbench -t $t failed"; }
+			# the backend that served pgbench: the most instructions
+			best=0
+			best_file=""
+			for f in $(cg_new_files "$cg" "$before"); do
+				v=$(ir_of "$cg/$f")
+				[ -n "$v" ] && [ "$v" -gt "$best" ] && best=$v && best_file=$cg/$f
+			done
+			[ -n "$best" ] && [ "$best" -gt 0 ] || bench_die "$c: no callgrind output for the pgbench backend"
+			ir[$t]=$best
+			scan[$t]=0
+			[ "$WORKLOAD" = hot ] && scan[$t]=$(scan_ir_of "$best_file")
+			bench_say "$c: N=$t: $best instructions in the benchmark backend"
+			if [ -n "$track_before" ]; then
+				read -r u0 e0 <<<"$track_before"
+				read -r u1 e1 <<<"$(tracking)"
+				printf '%s\t%s\t%s\t%s\n' "$c" "$t" $((u1 - u0)) $((e1 - e0)) \
+					>>"$BENCH_DIR/callgrind_unique_tracking.tsv"
+				bench_say "$c: N=$t: $((u1 - u0)) executions untracked, $((e1 - e0)) entries evicted"
+				[ $((u1 - u0)) -gt 0 ] &&
+					bench_say "WARNING: $c left executions untracked: its figure is not the cost of tracking every new statement"
+			fi
 		done
-		[ -n "$best" ] && [ "$best" -gt 0 ] || bench_die "$c: no callgrind output for the pgbench backend"
-		ir[$t]=$best
-		scan[$t]=0
-		[ "$WORKLOAD" = hot ] && scan[$t]=$(scan_ir_of "$best_file")
-		bench_say "$c: N=$t: $best instructions in the benchmark backend"
-		if [ -n "$track_before" ]; then
-			read -r u0 e0 <<<"$track_before"
-			read -r u1 e1 <<<"$(tracking)"
-			printf '%s\t%s\t%s\t%s\n' "$c" "$t" $((u1 - u0)) $((e1 - e0)) \
-				>>"$BENCH_DIR/callgrind_unique_tracking.tsv"
-			bench_say "$c: N=$t: $((u1 - u0)) executions untracked, $((e1 - e0)) entries evicted"
-			[ $((u1 - u0)) -gt 0 ] &&
-				bench_say "WARNING: $c left executions untracked: its figure is not the cost of tracking every new statement"
-		fi
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$T_LO" "${ir[$T_LO]}" "$T_HI" "${ir[$T_HI]}" \
+			"${scan[$T_LO]}" "${scan[$T_HI]}" "$rep" >>"$BENCH_DIR/$TSV"
+		cg_stop "$c"
 	done
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$T_LO" "${ir[$T_LO]}" "$T_HI" "${ir[$T_HI]}" \
-		"${scan[$T_LO]}" "${scan[$T_HI]}" >>"$BENCH_DIR/$TSV"
-	cg_stop "$c"
 done
 cp "$BENCH_DIR/$TSV" "$OUT_DIR/$TSV"
 [ "$WORKLOAD" = unique ] && cp "$BENCH_DIR/callgrind_unique_tracking.tsv" "$OUT_DIR/"
 
-awk -F'\t' 'NR > 1 { per[$1] = ($5 - $3) / ($4 - $2); scan[$1] = ($7 - $6) / ($4 - $2); tot[$1] = $5; n = $4; order[++k] = $1 }
+awk -F'\t' -v repeats="$REPEATS" '
+	function median(list,    m, v, i, j, t) {
+		m = split(list, v, " ")
+		for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+	}
+	NR > 1 { r = $8; c = $1
+		per[c, r] = ($5 - $3) / ($4 - $2); scan[c, r] = ($7 - $6) / ($4 - $2); tot[c, r] = $5; n = $4
+		if (!(c in seen)) { seen[c] = 1; order[++k] = c } }
 	END {
-		printf "%-6s %16s %14s %14s %18s %20s\n", "config", "Ir total (hi)", "Ir/statement", "added/stmt", "(total-none)/N", "added, corrected"
-		for (i = 1; i <= k; i++) { c = order[i]
-			printf "%-6s %16d %14.0f %+14.0f %+18.0f %+20.0f\n", c, tot[c], per[c], per[c] - per["none"], (tot[c] - tot["none"]) / n,
-				per[c] - per["none"] - (scan[c] - scan["none"]) }
+		printf "%-6s %6s %16s %14s %14s %18s %20s\n", "config", "repeat", "Ir total (hi)", "Ir/statement", "added/stmt", "(total-none)/N", "added, corrected"
+		for (r = 1; r <= repeats; r++)
+			for (i = 1; i <= k; i++) { c = order[i]
+				a = per[c, r] - per["none", r]; ac = a - (scan[c, r] - scan["none", r])
+				A[c] = A[c] " " a; AC[c] = AC[c] " " ac
+				printf "%-6s %6d %16d %14.0f %+14.0f %+18.0f %+20.0f\n", c, r, tot[c, r], per[c, r], a,
+					(tot[c, r] - tot["none", r]) / n, ac }
+		if (repeats > 1)
+			for (i = 1; i <= k; i++) { c = order[i]
+				printf "%-6s %6s %16s %14s %+14.0f %18s %+20.0f\n", c, "median", "", "", median(A[c]), "", median(AC[c]) }
 	}' "$OUT_DIR/$TSV"
 if [ "$WORKLOAD" = hot ] && [ -f "$OUT_DIR/runs.tsv" ] && [ -f "$OUT_DIR/env.txt" ]; then
 	"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/report.py" "$OUT_DIR"

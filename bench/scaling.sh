@@ -5,6 +5,8 @@
 #
 # Usage: bench/scaling.sh      (bench/run calls it at the end in full mode)
 #        SIZES="1 1000" CONFIGS="none pgsq" bench/scaling.sh   (a quick run)
+#        bench/scaling.sh --side-by-side   (each configuration as a run of
+#            its own, all at once, then --combine; bench/run does this)
 #        bench/scaling.sh --combine DIR...   (join runs made side by side,
 #            each with its own CONFIGS and OUT_DIR; see combine_runs), e.g.
 #            CONFIGS=pgsq OUT_DIR=/tmp/q BENCH_PORT=55552 bench/scaling.sh &
@@ -184,6 +186,40 @@ combine_runs() {
 	RUNS="$n runs side by side"
 }
 
+# --side-by-side: each configuration of CONFIGS as a run of its own, all at
+# once, on ports 10 apart from BENCH_PORT (free_port tries upwards, and the
+# runs start together), then --combine into OUT_DIR.  The extension is
+# installed first, once: a library replaced under a running server is not
+# the one it loaded.
+side_by_side() {
+	local base c i=0 rc=0 dirs=() pids=()
+	bench_install_tools
+	bench_pick_build "$FLAVOR"
+	if [ "${INSTALL_EXT:-1}" = 1 ]; then
+		bench_install_extension || exit 1
+	fi
+	base=$(mktemp -d "${PGSQ_BENCH_DIR:-/tmp}/pgsq-scaling-sides.XXXXXX") ||
+		bench_die "cannot create work directory"
+	trap 'kill "${pids[@]}" 2>/dev/null; exit 130' INT TERM HUP
+	for c in $CONFIGS; do
+		CONFIGS=$c INSTALL_EXT=0 OUT_DIR=$base/$c BENCH_PORT=$((${BENCH_PORT:-55532} + 10 * i)) \
+			"$0" >"$base/$c.log" 2>&1 &
+		pids+=($!)
+		dirs+=("$base/$c")
+		i=$((i + 1))
+	done
+	bench_say "side by side: $CONFIGS (logs in $base)"
+	for i in "${!pids[@]}"; do
+		if ! wait "${pids[$i]}"; then
+			tail -n 20 "${dirs[$i]}.log" >&2
+			rc=1
+		fi
+	done
+	[ "$rc" = 0 ] || bench_die "a run failed (logs in $base)"
+	"$0" --combine "${dirs[@]}" || bench_die "--combine failed (runs in $base)"
+	rm -rf "$base"
+}
+
 # Extension reset and the count of its entries for the K statements
 ext_reset() {
 	case "$1" in
@@ -273,6 +309,10 @@ native_merge_rates() {
 	return 0
 }
 
+if [ "${1:-}" = --side-by-side ]; then
+	side_by_side
+	exit 0
+fi
 COMBINE=()
 if [ "${1:-}" = --combine ]; then
 	shift

@@ -247,15 +247,16 @@ merge_main(PgsqEntryData *dst, const PgsqMainCounters *src)
 	 * unset (both start empty and are reset together): then it is a copy, as
 	 * for every new entry.
 	 */
-	if (src->exec.calls == 0)
-		;
-	else if (!src->exec_hist.used)
-		pgsq_hist_add(&d->exec_hist, src->exec.min_time);
-	else if (!dst->minmax_valid[PGSQ_EXEC])
-		d->exec_hist = src->exec_hist;
-	else
-		pgsq_hist_merge(&d->exec_hist, &src->exec_hist,
-						src->exec.min_time, src->exec.max_time);
+	if (src->exec.calls > 0)
+	{
+		if (!src->exec_hist.used)
+			pgsq_hist_add(&d->exec_hist, src->exec.min_time);
+		else if (!dst->minmax_valid[PGSQ_EXEC])
+			d->exec_hist = src->exec_hist;
+		else
+			pgsq_hist_merge(&d->exec_hist, &src->exec_hist,
+							src->exec.min_time, src->exec.max_time);
+	}
 
 	merge_phase(dst, src, PGSQ_EXEC);
 	merge_phase(dst, src, PGSQ_PLAN);
@@ -402,11 +403,18 @@ pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
 {
 	Assert(data->counters.plan.calls == 0 &&
 		   data->counters.exec.calls == 0);
-	data->counters = first->main;
-	/* a shared histogram is whole (see PgsqCounters) */
-	if (!first->main.exec_hist.used)
+	if (first->main.exec_hist.used)
+		data->counters = first->main;
+	else
 	{
-		memset(&data->counters.exec_hist, 0, sizeof(PgsqHistogram));
+		/*
+		 * Only the counts' one time, if any, goes to the histogram, still
+		 * empty like the rest of a new entry (see PgsqCounters).
+		 */
+		Assert(!data->counters.exec_hist.used);
+		memcpy(&data->counters, &first->main,
+			   offsetof(PgsqMainCounters, exec_hist));
+		data->counters.plan = first->main.plan;
 		if (first->main.exec.calls > 0)
 			pgsq_hist_add(&data->counters.exec_hist,
 						  first->main.exec.min_time);
