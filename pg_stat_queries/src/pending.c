@@ -92,6 +92,10 @@ static uint32 pending_batch = 1;
 /* Positions kept however few statements the last batches had */
 #define PGSQ_PENDING_MIN_SIZE 64
 
+/* Small batches in a row that halve the array (see pgsq_flush_pending) */
+#define PGSQ_PENDING_SHRINK_AFTER 4
+static int	small_batches = 0;
+
 /* Position of the statement that got counts last, valid in its batch */
 static int	last_pos = -1;
 static uint32 last_batch = 0;
@@ -586,12 +590,21 @@ pgsq_flush_pending(bool nowait)
 	last_pos = -1;
 
 	/*
-	 * Give back memory a burst of statements took: halve the array after a
-	 * batch that used less than a quarter of it.
+	 * Give back memory a burst of statements took: halve the array after
+	 * PGSQ_PENDING_SHRINK_AFTER batches in a row that each used less than a
+	 * quarter of it.  One small batch is not enough: a merge between two
+	 * batches of the usual size (to read the view, say) would have the array
+	 * shrink and grow again, and a grown array is memory touched anew.
 	 */
-	if (pending_size > PGSQ_PENDING_MIN_SIZE && batch_size < pending_size / 4 &&
-		kept <= pending_size / 2)
+	if (pending_size > PGSQ_PENDING_MIN_SIZE && batch_size < pending_size / 4)
+		small_batches++;
+	else
+		small_batches = 0;
+	if (small_batches >= PGSQ_PENDING_SHRINK_AFTER && kept <= pending_size / 2)
+	{
 		resize_pending(pending_size / 2);
+		small_batches = 0;
+	}
 	else
 	{
 		for (int i = 0; i < kept; i++)
