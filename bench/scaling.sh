@@ -50,11 +50,29 @@
 #      aid), then the flush and pg_sleep(0) again: the dump holds phase 1;
 #   5. runs SC_HI statements the same way, then the flush and pg_sleep(0):
 #      phase 2.  So each phase holds the merges of its own statements and no
-#      other's, wherever pg_stat_queries' once-a-second flushes fall.
+#      other's, wherever pg_stat_queries' once-a-second flushes fall;
+#   6. repeats 4 and 5, SC_REPEATS times in all.
 #
 #   per statement = (phase 2 - phase 1) / (SC_HI - SC_LO)   for Ir, D1 misses
-#                   (D1mr + D1mw) and LL misses (ILmr + DLmr + DLmw)
-#   added         = per statement - per statement of none at the same size
+#                   (D1mr + D1mw) and LL misses (ILmr + DLmr + DLmw), the
+#                   median over the repeats (each repeat's in scaling.tsv)
+#   added         = the median over the repeats of: per statement - per
+#                   statement of none at the same size in the same repeat
+#                   (the same statements and rows in every configuration, so
+#                   what they share cancels: heap lines read for the first
+#                   time fall from about 2 to 1.5 LL misses per statement
+#                   between repeats, for all three alike)
+#
+# Why repeats and a median: a backend's memory touched for the first time
+# misses in every cache, once.  pg_stat_queries' pending array is reused
+# batch after batch, so its lines miss only when a batch is larger than any
+# before, and batches are a wall-clock second of statements: how many
+# depends on the machine's load (a side-by-side run speeds up as the other
+# configurations finish).  At 1,000 statements one such batch in phase 2
+# put 315 write misses in pgsq_counters_clear, add_pending and
+# pgsq_hist_start (0.157 per statement) into a run whose other misses were
+# none's to the miss.  The median of three repeats measures the steady
+# state; each repeat's is shown, so a one-time cost stays visible.
 #   corrected     = the same with the inclusive Ir of ExecIndexScan and
 #                   pq_getbyte taken out of both sides: like bench/callgrind.sh,
 #                   they vary between runs of the same code (page state; whether
@@ -102,11 +120,11 @@
 #
 # Environment: PGSQ_BENCH_FLAVOR (release), CONFIGS ("none pgss pgsq"),
 # SIZES ("1 100 1000 10000 50000"), SC_MAX (60000), SC_LO (1000),
-# SC_HI (3000), SC_SEED (1), SC_SETTLE (4),
+# SC_HI (3000), SC_REPEATS (3), SC_SEED (1), SC_SETTLE (4),
 # SC_CACHES ("--I1=32768,8,64 --D1=49152,12,64 --LL=33554432,16,64"),
 # NATIVE (1: measure the native merge rate), NATIVE_T1 (5), NATIVE_T2 (15),
 # OUT_DIR (bench/results), PGSQ_BENCH_DIR (/tmp), BENCH_PORT (55532),
-# KEEP_CLUSTER (0), INSTALL_EXT (1).
+# KEEP_CLUSTER (0; 1 keeps the cluster and every dump), INSTALL_EXT (1).
 
 set -uo pipefail
 
@@ -123,6 +141,7 @@ SC_LO=${SC_LO:-1000}
 SC_HI=${SC_HI:-3000}
 SC_SEED=${SC_SEED:-1}
 SC_SETTLE=${SC_SETTLE:-4}
+SC_REPEATS=${SC_REPEATS:-3}
 SC_CACHES=${SC_CACHES:-"--I1=32768,8,64 --D1=49152,12,64 --LL=33554432,16,64"}
 OUT_DIR=${OUT_DIR:-$BENCH_ROOT/results}
 KEEP_CLUSTER=${KEEP_CLUSTER:-0}
@@ -143,6 +162,7 @@ for s in $SIZES; do
 	[ "$s" -gt "$largest" ] && largest=$s
 done
 [ "$SC_HI" -gt "$SC_LO" ] || bench_die "SC_HI must be above SC_LO"
+[ "$SC_REPEATS" -ge 1 ] 2>/dev/null || bench_die "bad SC_REPEATS $SC_REPEATS"
 
 # --combine DIR...: the OUT_DIRs of runs made side by side, each with
 # CONFIGS of its own (none, pgss and pgsq as three processes finish in about
@@ -277,7 +297,7 @@ native_merge_rates() {
 		ext_reset pgsq
 		# every statement once: entries and references exist before counting
 		as_bench_user "pgbench -n -M simple -c 1 -t $k -D i=0 -D nstmt=$k -D warm=$k \
-			-D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$BENCH_DIR/native_warm_$k.log" 2>&1 ||
+			-D m1=0 -D lo=1 -D hi=1 -D mend=0 -f scaling.sql bench" >"$BENCH_DIR/native_warm_$k.log" 2>&1 ||
 			bench_die "native warm-up (size $k) failed"
 		for t in $NATIVE_T1 $NATIVE_T2; do
 			out="$BENCH_DIR/native_perf_${k}_$t.txt"
@@ -287,7 +307,7 @@ native_merge_rates() {
 			perf_pid=$!
 			sleep 1
 			as_bench_user "pgbench -n -M simple -c 1 -T $t --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
-				-D warm=0 -D m1=0 -D m2=0 -D m3=0 -f scaling.sql bench" >"$log" 2>&1 ||
+				-D warm=0 -D m1=0 -D lo=1 -D hi=1 -D mend=0 -f scaling.sql bench" >"$log" 2>&1 ||
 				bench_die "native run (size $k, $t s) failed"
 			sleep 1				# the backend's exit merges what it still has
 			kill -INT "$perf_pid" 2>/dev/null
@@ -331,8 +351,8 @@ else
 	bench_stop
 
 	raw=$BENCH_DIR/scaling_raw.tsv
-	printf 'size\tmerges_per_stmt\tbatch_ir\n' >"$BENCH_DIR/scaling_batches.tsv"
-	printf 'config\tsize\tentries\tt_lo\tt_hi\tir_lo\tir_hi\td1_lo\td1_hi\tll_lo\tll_hi\tnoise_lo\tnoise_hi\n' >"$raw"
+	printf 'size\trepeat\tmerges_per_stmt\tbatch_ir\n' >"$BENCH_DIR/scaling_batches.tsv"
+	printf 'config\tsize\trepeat\tentries\tt_lo\tt_hi\tir_lo\tir_hi\td1_lo\td1_hi\tll_lo\tll_hi\tnoise_lo\tnoise_hi\n' >"$raw"
 	for c in $CONFIGS; do
 		cg=$BENCH_DIR/cg_$c
 		cg_start "$c" "$SC_MAX" "$cg" "--cache-sim=yes $SC_CACHES --dump-before=pg_sleep"
@@ -340,36 +360,43 @@ else
 			ext_reset "$c"
 			warm=$((2 * k))
 			m1=$((warm + SC_SETTLE * k + 1))
-			m2=$((m1 + SC_LO))
-			m3=$((m2 + SC_HI))
+			mend=$((m1 + SC_REPEATS * (SC_LO + SC_HI)))
 			before=$(ls "$cg")
-			as_bench_user "pgbench -n -M simple -c 1 -t $m3 --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
-				-D warm=$warm -D m1=$m1 -D m2=$m2 -D m3=$m3 -f scaling.sql bench" \
+			as_bench_user "pgbench -n -M simple -c 1 -t $mend --random-seed=$SC_SEED -D i=0 -D nstmt=$k \
+				-D warm=$warm -D m1=$m1 -D lo=$SC_LO -D hi=$SC_HI -D mend=$mend -f scaling.sql bench" \
 				>"$BENCH_DIR/pgbench_${c}_$k.log" 2>&1 ||
 				{ cat "$BENCH_DIR/pgbench_${c}_$k.log"; bench_die "$c: pgbench (size $k) failed"; }
-			# the backend's files: the three dumps at the markers (PID.1 .. PID.3),
-			# then its exit's (PID); the other new file is pgbench's first connection
-			new=$(cg_new_files "$cg" "$before" 5)
-			p=$(echo "$new" | sed -n 's/^callgrind\.out\.\([0-9]*\)\.3$/\1/p' | head -n 1)
+			# the backend's files: the dumps at the markers (PID.1, then PID.2r
+			# and PID.2r+1 for the phases of repeat r), then its exit's (PID);
+			# the other new file is pgbench's first connection
+			last=$((2 * SC_REPEATS + 1))
+			new=$(cg_new_files "$cg" "$before" $((last + 2)))
+			p=$(echo "$new" | sed -n "s/^callgrind\.out\.\([0-9]*\)\.$last\$/\1/p" | head -n 1)
 			[ -n "$p" ] && [ -f "$cg/callgrind.out.$p.2" ] ||
 				bench_die "$c: size $k: no dumps of the benchmark backend (new files: $(echo $new))"
-			read -r ir1 d11 ll1 <<<"$(ev_of "$cg/callgrind.out.$p.2")"
-			read -r ir2 d12 ll2 <<<"$(ev_of "$cg/callgrind.out.$p.3")"
 			entries=$(ext_entries "$c")
-			if [ "$c" = pgsq ]; then
-				read -r mps bir <<<"$(batch_figures "$cg/callgrind.out.$p.3")"
-				printf '%s\t%s\t%s\n' "$k" "$mps" "$bir" >>"$BENCH_DIR/scaling_batches.tsv"
-			fi
-			nz1=$(noise_of "$cg/callgrind.out.$p.2")
-			nz2=$(noise_of "$cg/callgrind.out.$p.3")
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" "$entries" "$SC_LO" "$SC_HI" \
-				"$ir1" "$ir2" "$d11" "$d12" "$ll1" "$ll2" "$nz1" "$nz2" >>"$raw"
-			bench_say "$c: $k statements ($entries entries): Ir/stmt $(( (ir2 - ir1) / (SC_HI - SC_LO) )), D1 $(( (d12 - d11) / (SC_HI - SC_LO) )), LL $(( (ll2 - ll1) / (SC_HI - SC_LO) ))"
+			for ((r = 1; r <= SC_REPEATS; r++)); do
+				lo_dump=$cg/callgrind.out.$p.$((2 * r))
+				hi_dump=$cg/callgrind.out.$p.$((2 * r + 1))
+				read -r ir1 d11 ll1 <<<"$(ev_of "$lo_dump")"
+				read -r ir2 d12 ll2 <<<"$(ev_of "$hi_dump")"
+				if [ "$c" = pgsq ]; then
+					read -r mps bir <<<"$(batch_figures "$hi_dump")"
+					printf '%s\t%s\t%s\t%s\n' "$k" "$r" "$mps" "$bir" >>"$BENCH_DIR/scaling_batches.tsv"
+				fi
+				nz1=$(noise_of "$lo_dump")
+				nz2=$(noise_of "$hi_dump")
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" "$r" "$entries" \
+					"$SC_LO" "$SC_HI" "$ir1" "$ir2" "$d11" "$d12" "$ll1" "$ll2" "$nz1" "$nz2" >>"$raw"
+				bench_say "$c: $k statements ($entries entries), repeat $r: Ir/stmt $(( (ir2 - ir1) / (SC_HI - SC_LO) )), D1 $(( (d12 - d11) / (SC_HI - SC_LO) )), LL x1000 $(( 1000 * (ll2 - ll1) / (SC_HI - SC_LO) ))"
+			done
 			if [ "$k" = "$largest" ] && [ "$c" != none ]; then
 				callgrind_annotate --inclusive=yes --threshold=99.5 "$cg/callgrind.out.$p.3" 2>/dev/null |
 					head -n 120 >"$OUT_DIR/scaling_profile_$c.txt"
 			fi
-			# the dumps of earlier sizes are no longer needed
+			# the dumps of earlier sizes are no longer needed (KEEP_CLUSTER=1 keeps
+			# them all, to be read with callgrind_annotate)
+			[ "$KEEP_CLUSTER" = 1 ] && new=
 			for f in $new; do
 				[ "$k" = "$largest" ] && [ "$f" = "callgrind.out.$p.3" ] && continue
 				rm -f "$cg/$f"
@@ -392,39 +419,11 @@ else
 	RUN_SECONDS=$(( $(date +%s) - BENCH_START ))
 fi
 
-# per statement and added over none at the same size, then the raw totals
-awk -F'\t' -v OFS='\t' 'NR == 1 { next }
-	{ n = $5 - $4; ir = ($7 - $6) / n; d1 = ($9 - $8) / n; ll = ($11 - $10) / n
-	  key[NR] = $1 SUBSEP $2; row[NR] = $0; IR[$1, $2] = ir; D1[$1, $2] = d1; LL[$1, $2] = ll; cfg[NR] = $1; sz[NR] = $2
-	  IRC[$1, $2] = ir - ($13 - $12) / n }
-	END {
-		print "config", "size", "entries", "ir_per_stmt", "d1_per_stmt", "ll_per_stmt", "ir_added", "d1_added", "ll_added",
-			"t_lo", "t_hi", "ir_lo", "ir_hi", "d1_lo", "d1_hi", "ll_lo", "ll_hi",
-			"noise_lo", "noise_hi", "ir_added_corrected"
-		for (i = 2; i <= NR; i++) {
-			c = cfg[i]; s = sz[i]; split(row[i], f, "\t")
-			has = (("none", s) in IR)
-			printf "%s\t%s\t%s\t%.1f\t%.2f\t%.3f\t%s\t%s\t%s", c, s, f[3], IR[c, s], D1[c, s], LL[c, s],
-				has ? sprintf("%.1f", IR[c, s] - IR["none", s]) : "-",
-				has ? sprintf("%.2f", D1[c, s] - D1["none", s]) : "-",
-				has ? sprintf("%.3f", LL[c, s] - LL["none", s]) : "-"
-			for (j = 4; j <= 13; j++) printf "\t%s", f[j]
-			printf "\t%s\n", has ? sprintf("%.1f", IRC[c, s] - IRC["none", s]) : "-"
-		}
-	}' "$raw" >"$OUT_DIR/$TSV"
-# pg_stat_queries' merges: under valgrind, at full speed, and the model
-rm -f "$OUT_DIR/scaling_merges.tsv"
-if [ "$native_done" = 1 ]; then
-	awk -F'\t' -v OFS='\t' '
-		FILENAME == ARGV[1] { if (FNR > 1) { cgm[$1] = $2; bir[$1] = $3 } next }
-		FILENAME == ARGV[2] { if (FNR > 1) nat[$1] = $8; next }
-		FNR == 1 { print "size", "merges_per_stmt_valgrind", "merges_per_stmt_native", "ir_per_batch",
-			"ir_added", "ir_added_native_rate"; next }
-		$1 == "pgsq" && ($2 in nat) && $20 != "-" {
-			print $2, cgm[$2], nat[$2], bir[$2], $20, sprintf("%.1f", $20 - (cgm[$2] - nat[$2]) * bir[$2])
-		}' "$BENCH_DIR/scaling_batches.tsv" "$BENCH_DIR/scaling_native.tsv" "$OUT_DIR/$TSV" \
-		>"$OUT_DIR/scaling_merges.tsv"
-fi
+# per statement (the median over the repeats) and added over none at the
+# same size; pg_stat_queries' merges under valgrind, at full speed, and the
+# model
+"${BENCH_PYTHON:-python3}" "$BENCH_ROOT/report.py" --scaling-table "$BENCH_DIR" "$OUT_DIR" ||
+	bench_die "report.py --scaling-table failed"
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	dirty=$(git -C "$REPO_ROOT" status --porcelain -- pg_stat_queries 2>/dev/null | grep -v '^??' | awk '{ print $2 }' | tr '\n' ' ')
@@ -433,11 +432,11 @@ fi
 	echo "postgres=$("$PGBIN/postgres" --version) ($FLAVOR build)"
 	echo "valgrind=$(valgrind --version)"
 	echo "caches=$(sed 's/^desc: //' "$BENCH_DIR/caches.txt" | tr '\n' ';' | sed 's/;$//')"
-	echo "settings=${SETTINGS:-SIZES=$SIZES SC_LO=$SC_LO SC_HI=$SC_HI SC_SETTLE=$SC_SETTLE SC_SEED=$SC_SEED max=$SC_MAX shared_buffers=$SHARED_BUFFERS pgbench -s 1 -M simple -c 1}"
+	echo "settings=${SETTINGS:-SIZES=$SIZES SC_LO=$SC_LO SC_HI=$SC_HI SC_REPEATS=$SC_REPEATS SC_SETTLE=$SC_SETTLE SC_SEED=$SC_SEED max=$SC_MAX shared_buffers=$SHARED_BUFFERS pgbench -s 1 -M simple -c 1}"
 	echo "settle=$SC_SETTLE"
 	echo "runs=$RUNS (configurations: ${CONFIGS% })"
 	echo "duration=${RUN_SECONDS}s"
 } >"$OUT_DIR/scaling_env.txt"
 "${BENCH_PYTHON:-python3}" "$BENCH_ROOT/report.py" --scaling "$OUT_DIR" || bench_die "report.py --scaling failed"
-column -t -s $'\t' <(cut -f1-9 "$OUT_DIR/$TSV")
+column -t -s $'\t' <(cut -f1-10,14 "$OUT_DIR/$TSV")
 bench_say "done; results in $OUT_DIR/$TSV and scaling.md"

@@ -73,6 +73,15 @@ static int	pending_count = 0;
 static int	pending_size = 0;
 
 /*
+ * Positions below this one have had every line of their slot written.  A
+ * new slot writes only its header and counters; its histogram is started
+ * by a second execution in the batch, so without this the histogram lines
+ * of a position would first be touched at some later batch, a cache miss
+ * in the middle of a statement long after the array grew.
+ */
+static int	pending_written = 0;
+
+/*
  * The index: open addressing with linear probing, twice as many slots as
  * pending_stmts has positions, so at most half full.  A slot made in an
  * earlier batch is free, so emptying takes no work and probes never pass
@@ -295,6 +304,7 @@ resize_pending(int size)
 		pending_stmts = repalloc_huge(pending_stmts,
 									  size * sizeof(PendingStmt));
 	pending_size = size;
+	pending_written = Min(pending_written, size);
 	if (pending_index != NULL)
 		pfree(pending_index);
 	pending_index = MemoryContextAllocExtended(pending_context,
@@ -330,6 +340,11 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 	if (pending_count == pending_size)
 		resize_pending(Max(PGSQ_PENDING_MIN_SIZE, pending_size * 2));
 	ps = &pending_stmts[pending_count];
+	if (unlikely(pending_count >= pending_written))
+	{
+		memset(ps, 0, sizeof(PendingStmt));
+		pending_written = pending_count + 1;
+	}
 	ps->key = *key;
 	ps->objid = objid;
 	ps->entry = entry;
