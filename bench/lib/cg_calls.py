@@ -2,9 +2,10 @@
 """bench/lib/cg_calls.py -- calls and inclusive instructions of functions in
 one callgrind output file.
 
-Usage: cg_calls.py CALLGRIND_OUT FUNCTION...
+Usage: cg_calls.py [--events=EV,...] CALLGRIND_OUT FUNCTION...
 
-Prints one line per function: "name calls inclusive_Ir", summed over every
+Prints one line per function: "name calls inclusive_Ir" (with --events, the
+sum of those events instead of Ir, e.g. ILmr,DLmr,DLmw), summed over every
 call site in the file (callgrind_annotate shows inclusive costs but not
 call counts per function).  A function matches by its name without the
 file part; none of the ones asked for here recurse, so summing call sites
@@ -16,7 +17,13 @@ import sys
 
 
 def main():
-    path, wanted = sys.argv[1], set(sys.argv[2:])
+    args = sys.argv[1:]
+    events = ["Ir"]
+    if args and args[0].startswith("--events="):
+        events = args[0][len("--events="):].split(",")
+        args = args[1:]
+    path, wanted = args[0], set(args[1:])
+    columns = None          # positions of the events on a cost line
     names = {}              # compressed id -> name
     calls = {w: 0 for w in wanted}
     incl = {w: 0 for w in wanted}
@@ -36,11 +43,16 @@ def main():
         for line in f:
             if pending is not None:
                 fields = line.split()
-                if len(fields) >= 2:
-                    incl[pending] += int(fields[1])
+                incl[pending] += sum(int(fields[1 + c]) for c in columns if 1 + c < len(fields))
                 pending = None
                 continue
-            if line.startswith("fn="):
+            if line.startswith("events:"):
+                names_of_events = line.split()[1:]
+                missing = [e for e in events if e not in names_of_events]
+                if missing:
+                    sys.exit(f"cg_calls.py: {path} has no event {', '.join(missing)}")
+                columns = [names_of_events.index(e) for e in events]
+            elif line.startswith("fn="):
                 resolve(line[3:])
                 callee = None
             elif line.startswith("cfn="):
@@ -49,7 +61,7 @@ def main():
                 if callee in wanted:
                     calls[callee] += int(line[6:].split()[0])
                     pending = callee
-    for w in sys.argv[2:]:
+    for w in args[1:]:
         print(w, calls[w], incl[w])
 
 

@@ -288,9 +288,10 @@ index_pending(uint64 objid, int pos)
 
 /*
  * Give pending_stmts room for "size" statements, and the index twice as
- * many slots (emptied: the statements kept are indexed again).
+ * many slots (emptied: the statements kept are indexed again).  Not
+ * inlined: rare, and bench/scaling.sh counts its cache misses apart.
  */
-static void
+static pg_noinline void
 resize_pending(int size)
 {
 	if (pending_context == NULL)
@@ -328,6 +329,19 @@ pgsq_pending_reserve_memory(void)
 }
 
 /*
+ * Write the whole slot at a position used for the first time (see
+ * pending_written).  Not inlined: once per position in a backend's life,
+ * and bench/scaling.sh counts its cache misses apart, as first touches of
+ * memory rather than a cost per statement.
+ */
+static pg_noinline void
+pending_first_use(PendingStmt *ps)
+{
+	memset(ps, 0, sizeof(PendingStmt));
+	pending_written = pending_count + 1;
+}
+
+/*
  * New, empty pending counts of a statement, with its entry.
  * Not inlined: once per batch, and bench/scaling.sh counts its calls.
  */
@@ -341,10 +355,7 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 		resize_pending(Max(PGSQ_PENDING_MIN_SIZE, pending_size * 2));
 	ps = &pending_stmts[pending_count];
 	if (unlikely(pending_count >= pending_written))
-	{
-		memset(ps, 0, sizeof(PendingStmt));
-		pending_written = pending_count + 1;
-	}
+		pending_first_use(ps);
 	ps->key = *key;
 	ps->objid = objid;
 	ps->entry = entry;
