@@ -168,8 +168,8 @@ def scaling_lines(out_dir, heading="##"):
         if once:
             lines.append("")
             lines.append("First touches: the LL misses inside `pending_first_use` and `resize_pending` (inclusive), "
-                         "where pg_stat_queries writes a position of its pending array for the first time or grows "
-                         "it. They happen once per position in a backend's life, when a batch (a wall-clock second "
+                         "where pg_stat_queries writes a position of its pending array for the first time or "
+                         "resizes it. They happen once per position in a backend's life, when a batch (a wall-clock second "
                          "of statements) is larger than any before, which under valgrind depends on the machine's "
                          "load; the last two columns leave them out.")
         lines.append("")
@@ -306,9 +306,10 @@ def scaling_table(raw_dir, out_dir):
     has_once = "once_hi" in raw[0]      # runs before c432d5b did not count them
     med = {key: {m: statistics.median(x[m] for x in reps) for m in figures}
            for key, reps in per.items()}
+    none_of = {k: {x["repeat"]: x for x in reps} for (c, k), reps in per.items() if c == "none"}
     added = {}                  # (config, size) -> figure -> median added
     for (c, k), reps in per.items():
-        none = {x["repeat"]: x for x in per.get(("none", k), [])}
+        none = none_of.get(k, {})
         pairs = [(x, none[x["repeat"]]) for x in reps if x["repeat"] in none]
         if pairs:
             added[(c, k)] = {m: statistics.median(x[m] - n[m] for x, n in pairs) for m in figures}
@@ -318,7 +319,7 @@ def scaling_table(raw_dir, out_dir):
         reps = per[key]
         m, a = med[key], added.get(key)
         fmt = (lambda f, d: f"{a[f]:.{d}f}") if a else (lambda f, d: "-")
-        none = {x["repeat"]: x for x in per.get(("none", k), [])}
+        none = none_of.get(k, {})
         rows.append([c, k, reps[0]["entries"], len(reps), f"{m['ir']:.1f}", f"{m['d1']:.2f}", f"{m['ll']:.3f}",
                      fmt("ir", 1), fmt("d1", 2), fmt("ll", 3), fmt("irc", 1),
                      reps[0]["t_lo"], reps[0]["t_hi"],

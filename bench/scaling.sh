@@ -393,15 +393,13 @@ else
 				hi_dump=$cg/callgrind.out.$p.$((2 * r + 1))
 				read -r ir1 d11 ll1 <<<"$(ev_of "$lo_dump")"
 				read -r ir2 d12 ll2 <<<"$(ev_of "$hi_dump")"
-				if [ "$c" = pgsq ]; then
-					read -r mps bir <<<"$(batch_figures "$hi_dump")"
-					printf '%s\t%s\t%s\t%s\n' "$k" "$r" "$mps" "$bir" >>"$BENCH_DIR/scaling_batches.tsv"
-				fi
 				nz1=$(noise_of "$lo_dump")
 				nz2=$(noise_of "$hi_dump")
 				once1=0
 				once2=0
 				if [ "$c" = pgsq ]; then
+					read -r mps bir <<<"$(batch_figures "$hi_dump")"
+					printf '%s\t%s\t%s\t%s\n' "$k" "$r" "$mps" "$bir" >>"$BENCH_DIR/scaling_batches.tsv"
 					once1=$(once_of "$lo_dump")
 					once2=$(once_of "$hi_dump")
 				fi
