@@ -372,6 +372,9 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 			add_rare(pgsq_rare_for_merge(entry), &counters->rare);
 		calls_before = data->counters.exec.calls;
 		merge_main(data, &counters->main);
+#ifdef PGSQ_TEST_EXTRA_COUNTER
+		data->test_extra += counters->main.exec.calls;
+#endif
 		if (counters->main.plan.calls + counters->main.exec.calls > 0)
 			data->changed_at = now;
 	}
@@ -379,14 +382,13 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 }
 
 /*
- * Start an entry's data: its key, layout version and start time.  The
+ * Start an entry's data: its key and start time.  The
  * caller holds the entry lock, or nobody else can see the entry yet.
  */
 void
 pgsq_start_data(PgsqEntryData *data, const PgsqKey *key, TimestampTz now)
 {
 	data->key = *key;
-	data->layout = PGSQ_ENTRY_LAYOUT;
 	data->stats_since = now;
 	data->minmax_stats_since = now;
 }
@@ -421,6 +423,9 @@ pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
 	}
 	for (int phase = 0; phase < PGSQ_NUM_PHASES; phase++)
 		data->minmax_valid[phase] = PGSQ_TIMING(&first->main, phase)->calls > 0;
+#ifdef PGSQ_TEST_EXTRA_COUNTER
+	data->test_extra = first->main.exec.calls;
+#endif
 	if (first->main.plan.calls + first->main.exec.calls > 0)
 		data->changed_at = now;
 }

@@ -330,6 +330,19 @@ pgsq_entry_created(uint64 objid)
 	ring_push(objid);
 }
 
+/*
+ * An entry restored at startup (savefile.c), created without room reserved:
+ * the bound does not refuse what was saved, the sweep brings the count back
+ * within max.  Counted like a creation, and put in the ring.
+ */
+void
+pgsq_entry_restored(uint64 objid)
+{
+	pg_atomic_add_fetch_u64(&sweep->created_entries, 1);
+	pg_atomic_add_fetch_u64(&sweep->num_entries, 1);
+	ring_push(objid);
+}
+
 /* No entry was created in the room reserved: give it back */
 void
 pgsq_entry_not_created(void)
@@ -874,7 +887,9 @@ sweep_slice(void)
 			pg_atomic_write_u64(&sweep->num_entries,
 								Max(visits.live - evict_now, 0) + created_meanwhile);
 		}
-		pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
+		/* as pg_stat_statements' dealloc: only passes that evicted */
+		if (pass_evicted > 0)
+			pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
 		pg_atomic_write_u32(&sweep->pass, pass + 1 == 0 ? 1 : pass + 1);
 		pg_atomic_write_u32(&sweep->resume_partition, 0);
 		pg_atomic_write_u64(&sweep->pass_evicted, 0);

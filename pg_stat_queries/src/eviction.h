@@ -15,6 +15,7 @@ extern void pgsq_eviction_shmem_startup(void);
 extern uint64 pgsq_created_entries(void);
 extern bool pgsq_reserve_entry(void);
 extern void pgsq_entry_created(uint64 objid);
+extern void pgsq_entry_restored(uint64 objid);
 extern void pgsq_entry_not_created(void);
 extern void pgsq_entries_removed(int64 count);
 extern void pgsq_sweep_after_full_reset(void);

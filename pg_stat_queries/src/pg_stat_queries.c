@@ -18,7 +18,8 @@
  *	pending.c			backend-local pending counters and their flush
  *	refs.c				references to entries, creating entries
  *	textsource.c		the text stored for a statement
- *	textfile.c			query texts and rare counters across a clean shutdown
+ *	savefile.c			our statistics across a clean shutdown, in our file
+ *	legacy.c			what version 1.1 saved, converted once
  *	scan.c				reading and resetting all entries
  *	eviction.c			clock sweep within pg_stat_queries.max
  *	store.c				our entries in the statistics system's hash
@@ -38,16 +39,17 @@
 #include "eviction.h"
 #include "fmgr.h"
 #include "hooks.h"
+#include "legacy.h"
 #include "miscadmin.h"
 #include "nodes/queryjumble.h"
 #include "pending.h"
 #include "qtext.h"
 #include "refs.h"
+#include "savefile.h"
 #include "settings.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "store.h"
-#include "textfile.h"
 #include "utils/timestamp.h"
 
 PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
@@ -88,12 +90,16 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static void pgsq_init_backend_cb(void);
 static bool pgsq_flush_static_cb(bool nowait);
 
-/* Our kind of cumulative statistics; write_to_file follows .save */
+/*
+ * Our kind of cumulative statistics.  Never written to the statistics
+ * system's file, whose reader depends on every kind's entry size at
+ * startup: savefile.c saves our entries in a file of our own.
+ */
 static PgStat_KindInfo pgsq_kind_info = {
 	.name = "pg_stat_queries",
 	.fixed_amount = false,
 	.accessed_across_databases = true,
-	.write_to_file = true,
+	.write_to_file = false,
 	.shared_size = sizeof(PgsqSharedEntry),
 	.shared_data_off = offsetof(PgsqSharedEntry, data),
 	.shared_data_len = sizeof(((PgsqSharedEntry *) 0)->data),
@@ -102,50 +108,30 @@ static PgStat_KindInfo pgsq_kind_info = {
 };
 
 /*
- * Once after the statistics system restored its file, check what came back:
- * entries keyed by their database were written by an earlier version, whose
- * keys nothing looks up any more, and would show next to the new entries of
- * the same statements; entries of another data layout would show other
- * counters' bytes.  Then the texts read at startup go to their entries.
- */
-static void
-check_restored(void)
-{
-	int64		dropped = pgsq_drop_foreign_entries();
-
-	if (dropped > 0)
-	{
-		pgsq_entries_removed(dropped);
-		ereport(LOG,
-				(errmsg("pg_stat_queries discarded " INT64_FORMAT " statement entries saved by an earlier version",
-						dropped)));
-	}
-	pgsq_textfile_give_loaded();
-}
-
-/*
  * Per-backend setup done by the statistics system (all process types).  The
- * startup process reads the texts saved at shutdown.  The first client
- * backend checks the restored statistics: client backends start after the
- * startup process restored them, on a primary as on a hot standby, and
- * before any statement is tracked.
+ * startup process decides whether the saved statistics are to be restored
+ * (after a clean shutdown only).  The first client backend restores them:
+ * client backends start after the startup process let the statistics
+ * system restore its own, on a primary as on a hot standby, and before any
+ * statement is tracked.
  */
 static void
 pgsq_init_backend_cb(void)
 {
-	pgsq_textfile_init_backend();
+	if (pgsq_state == NULL)
+		return;
+	if (MyBackendType == B_STARTUP)
+		pgsq_savefile_at_startup();
 
 	/*
 	 * The checkpointer's last flush must call pgsq_flush_static_cb, which
-	 * writes the texts; it does IO that asks for that flush anyway, but
+	 * writes our file; it does IO that asks for that flush anyway, but
 	 * nothing of ours runs there to ask.  It flushes nothing before exit.
 	 */
 	if (MyBackendType == B_CHECKPOINTER)
 		pgstat_report_fixed = true;
-	if (MyBackendType == B_BACKEND && pgsq_state != NULL &&
-		pg_atomic_read_u32(&pgsq_state->restore_unchecked) != 0 &&
-		pg_atomic_exchange_u32(&pgsq_state->restore_unchecked, 0) != 0)
-		check_restored();
+	if (MyBackendType == B_BACKEND)
+		pgsq_savefile_restore();
 }
 
 /*
@@ -155,7 +141,8 @@ pgsq_init_backend_cb(void)
  * some stay pending (then the statistics system calls again later).  The
  * checkpointer's last one comes right before it writes the statistics file
  * at shutdown: the moment to free orphaned entries (see eviction.c) and to
- * write the texts (textfile.c).
+ * write our file (savefile.c), after restoring the last one if no client
+ * backend came to do it.
  */
 static bool
 pgsq_flush_static_cb(bool nowait)
@@ -166,8 +153,9 @@ pgsq_flush_static_cb(bool nowait)
 		pgsq_flush_refused();
 	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
 	{
+		pgsq_savefile_restore();
 		pgsq_free_all_orphans();
-		pgsq_textfile_save();
+		pgsq_savefile_write();
 	}
 	return partial;
 }
@@ -214,7 +202,7 @@ pgsq_shmem_startup_hook(void)
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
 		pg_atomic_init_u64(&pgsq_state->resets_done, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
-		pg_atomic_init_u32(&pgsq_state->restore_unchecked, 1);
+		pg_atomic_init_u32(&pgsq_state->restore_pending, 1);
 		pgsq_state->loaded_texts = InvalidDsaPointer;
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
@@ -232,8 +220,9 @@ _PG_init(void)
 	/* compute_query_id = auto computes query IDs only if somebody asks */
 	EnableQueryId();
 
-	pgsq_define_settings(&pgsq_kind_info);
+	pgsq_define_settings();
 	pgstat_register_kind(PGSQ_STATS_KIND, &pgsq_kind_info);
+	pgsq_legacy_register();
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = pgsq_shmem_request_hook;

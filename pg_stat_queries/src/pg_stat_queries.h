@@ -166,18 +166,10 @@ typedef struct PgsqCounters
 	((phase) == PGSQ_EXEC ? &(c)->exec : &(c)->plan)
 
 /*
- * Version of the layout of PgsqEntryData.  The statistics file holds the
- * data as bytes, and the statistics system reads it back as long as its
- * size is unchanged: entries restored with another layout are dropped
- * (store.c, written_by_earlier_version).  Change it with the layout, and
- * keep the key first.  (Layout 1, before this field, had the same size as
- * layout 2; layout 3 moved the rare counters out of the entry.)
- */
-#define PGSQ_ENTRY_LAYOUT 3
-
-/*
- * The part of a shared entry that is written to the statistics file.  What
- * a merge reads or writes besides the counters' first fields comes first.
+ * The part of a shared entry that a reader copies and that is saved across
+ * a clean shutdown (savefile.c saves it by field, under names: a field
+ * added here needs a column there, and nothing else).  What a merge reads
+ * or writes besides the counters' first fields comes first.
  */
 typedef struct PgsqEntryData
 {
@@ -187,9 +179,16 @@ typedef struct PgsqEntryData
 								 * read under the entry lock */
 	bool		minmax_valid[PGSQ_NUM_PHASES];	/* false until first merge,
 												 * and after a min/max reset */
-	uint32		layout;			/* PGSQ_ENTRY_LAYOUT, set with the key */
 	PgsqMainCounters counters;
 	TimestampTz minmax_stats_since;
+#ifdef PGSQ_TEST_EXTRA_COUNTER
+
+	/*
+	 * Only in the build of test/t/012_upgrade.pl that stands for a newer
+	 * version with one more counter: executions merged, as exec.calls.
+	 */
+	int64		test_extra;
+#endif
 } PgsqEntryData;
 
 /*
@@ -226,7 +225,7 @@ typedef struct PgsqSharedState
 {
 	LWLock	   *lock;			/* protects stats_reset, loaded_texts */
 	TimestampTz stats_reset;
-	pg_atomic_uint64 dealloc;	/* eviction passes */
+	pg_atomic_uint64 dealloc;	/* sweep passes that evicted entries */
 	pg_atomic_uint64 evicted_entries;
 	pg_atomic_uint64 texts_missing; /* texts that could not be stored */
 	pg_atomic_uint64 text_bytes;	/* bytes of stored query texts */
@@ -237,8 +236,8 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 resets_done;	/* of those, the ones that have taken
 									 * their entries off the sweep's count */
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
-	pg_atomic_uint32 restore_unchecked; /* the first client backend has yet to
-										 * check the restored entries */
+	pg_atomic_uint32 restore_pending;	/* the saved statistics have yet to
+										 * be restored (savefile.c) */
 	int			text_tranche_id;
 	dsa_pointer loaded_texts;	/* texts read at startup, until the first
 								 * client backend gives them to their entries

@@ -19,7 +19,7 @@
  * entry is dropped: the statistics system frees dropped entries without
  * telling us.
  *
- * Across a clean shutdown the texts go to a file (textfile.c).
+ * Across a clean shutdown the texts are saved with their entries (savefile.c).
  *
  *-------------------------------------------------------------------------
  */

@@ -15,8 +15,8 @@
  * entry->rare is read and written under the entry's lock, like its text;
  * the area's own locks are taken after it.  Chunks are not counted in
  * query_text_memory: they are counters, and an entry never goes without
- * its counts for want of text memory.  The text file keeps them across a
- * clean shutdown (textfile.c).
+ * its counts for want of text memory.  Our saved file keeps them across a
+ * clean shutdown (savefile.c).
  *
  *-------------------------------------------------------------------------
  */

@@ -148,22 +148,10 @@ define_pgss_settings(void)
 							 PGC_INTERNAL, 0, NULL, NULL, show_pgss_save);
 }
 
-/* Our statistics kind, whose write_to_file follows .save */
-static PgStat_KindInfo *saved_kind = NULL;
-
-/* Keep the statistics file in step with .save: only saved kinds are written */
-static void
-assign_save(bool newval, void *extra)
-{
-	if (saved_kind != NULL)
-		saved_kind->write_to_file = newval;
-}
-
-/* Define the settings, and tie kind_info's file writing to .save; _PG_init */
+/* Define the settings; _PG_init */
 void
-pgsq_define_settings(PgStat_KindInfo *kind_info)
+pgsq_define_settings(void)
 {
-	saved_kind = kind_info;
 	DefineCustomIntVariable("pg_stat_queries.max",
 							"Sets the maximum number of statements tracked by pg_stat_queries.",
 							"Takes effect at reload: lowering it evicts the least used entries.",
@@ -210,7 +198,7 @@ pgsq_define_settings(PgStat_KindInfo *kind_info)
 							 true,
 							 PGC_SIGHUP,
 							 0,
-							 NULL, assign_save, NULL);
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pg_stat_queries.query_text_memory",
 							"Sets the shared memory available for normalized query texts.",
@@ -246,7 +234,6 @@ pgsq_define_settings(PgStat_KindInfo *kind_info)
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pg_stat_queries");
-	kind_info->write_to_file = pgsq_save;
 
 	if (!pgss_preloaded())
 		define_pgss_settings();

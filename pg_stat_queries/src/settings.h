@@ -27,7 +27,6 @@ extern int	pgsq_query_text_memory; /* kilobytes */
 extern int	pgsq_min_sweep_interval;	/* milliseconds */
 extern double pgsq_sample_rate;
 
-struct PgStat_KindInfo;
-extern void pgsq_define_settings(struct PgStat_KindInfo *kind_info);
+extern void pgsq_define_settings(void);
 
 #endif							/* PGSQ_SETTINGS_H */

@@ -254,53 +254,78 @@ pgsq_drop_entry(Oid dboid, uint64 objid)
 }
 
 /*
- * pgstat_drop_matching_entries callback: ours, written by an earlier
- * version -- keyed by a database, or of another data layout.  The key sits
- * at the start of the data in every layout, and a started entry has a
- * nonzero query id and its layout, both set under the entry lock (taken
- * here too) or before the entry could be found; an entry another backend
- * has created but not started yet is all zeros and kept.  The text of an
- * entry dropped is freed.
+ * Put back a statement saved across a clean shutdown (savefile.c): its
+ * counters, rare counters (or NULL) and text (or InvalidDsaPointer, else a
+ * chunk from pgsq_text_prepare with its time set, now the entry's or
+ * discarded).  Normally the entry is new; should it exist (a background
+ * worker ran the statement before the restore), the saved counts are
+ * merged into it.  The caller accounts for a new entry (eviction.c).
+ * Returns true if a new entry was created; false if it was merged, or not
+ * restored (out of memory, a dropped entry in the way, a colliding key).
  */
-static bool
-written_by_earlier_version(PgStatShared_HashEntry *hent, Datum arg)
+bool
+pgsq_restore_entry(const PgsqEntryData *data, const PgsqRareCounters *rare,
+				   dsa_pointer text)
 {
-	int64	   *count = (int64 *) DatumGetPointer(arg);
+	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
+											   pgsq_objid(&data->key));
+	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
-	bool		drop = true;
-	dsa_pointer text;
+	bool		found;
+	dsa_pointer rare_chunk = InvalidDsaPointer;
+	PgsqCounters counts;
 
-	if (hent->key.kind != PGSQ_STATS_KIND)
-		return false;
+	/* rare counts get their chunk before any lock is taken */
+	if (rare != NULL)
+	{
+		rare_chunk = pgsq_rare_prepare(rare);
+		if (!DsaPointerIsValid(rare_chunk))
+		{
+			pgsq_text_discard(text);
+			return false;
+		}
+	}
 
-	/* pgstat_drop_matching_entries passes live entries only */
-	entry = pgsq_shared_entry_of(hent);
-	Assert(entry != NULL);
-	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	if (hent->key.dboid == PGSQ_KEY_DBOID)
-		drop = entry->data.layout != PGSQ_ENTRY_LAYOUT &&
-			entry->data.key.queryid != INT64CONST(0);
-	text = drop ? pgsq_close_entry(entry) : InvalidDsaPointer;
+	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &hkey, &found);
+	if (!found)
+	{
+		entry = (PgsqSharedEntry *) pgstat_init_entry(PGSQ_STATS_KIND, hent);
+		if (entry == NULL)
+		{
+			dshash_delete_entry(pgStatLocal.shared_hash, hent);
+			pgsq_rare_discard(rare_chunk);
+			pgsq_text_discard(text);
+			return false;
+		}
+		entry->data = *data;
+		if (DsaPointerIsValid(rare_chunk))
+			pgsq_rare_give(entry, rare_chunk);
+		if (DsaPointerIsValid(text))
+			pgsq_text_give_locked(entry, text);
+		dshash_release_lock(pgStatLocal.shared_hash, hent);
+		return true;
+	}
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	pgsq_rare_discard(rare_chunk);
 
-	LWLockRelease(&entry->header.lock);
-	if (!drop)
-		return false;
+	/* there already: add the saved counts to it */
+	entry = pgsq_lock_statement_entry(&data->key, LW_EXCLUSIVE, &hent);
+	if (entry != NULL)
+	{
+		memset(&counts, 0, sizeof(counts));
+		counts.main = data->counters;
+		counts.has_rare = rare != NULL;
+		if (rare != NULL)
+			counts.rare = *rare;
+		(void) pgsq_merge_locked(entry, &data->key, &counts);
+		if (DsaPointerIsValid(text) &&
+			pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE)
+		{
+			pgsq_text_give_locked(entry, text);
+			text = InvalidDsaPointer;
+		}
+		pgsq_unlock_statement_entry(entry, hent);
+	}
 	pgsq_text_discard(text);
-	(*count)++;
-	return true;
-}
-
-/*
- * Drop our entries written by an earlier version: keyed by their database
- * (nothing looks those keys up any more) or laid out otherwise (their bytes
- * would be read as other counters).  Returns how many.
- */
-int64
-pgsq_drop_foreign_entries(void)
-{
-	int64		dropped = 0;
-
-	pgsq_local_drops++;
-	pgstat_drop_matching_entries(written_by_earlier_version, PointerGetDatum(&dropped));
-	return dropped;
+	return false;
 }

@@ -40,6 +40,8 @@ extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
 												 dsa_pointer text);
 extern dsa_pointer pgsq_close_entry(PgsqSharedEntry *entry);
 extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
-extern int64 pgsq_drop_foreign_entries(void);
+extern bool pgsq_restore_entry(const PgsqEntryData *data,
+							   const PgsqRareCounters *rare,
+							   dsa_pointer text);
 
 #endif							/* PGSQ_STORE_H */
