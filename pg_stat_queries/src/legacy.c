@@ -372,8 +372,9 @@ give_to_entry(const LegacyKey *legacy_key, dsa_pointer text,
  * Read 1.1's text file, if there is one, giving its texts and rare counters
  * to the entries converted from the old kind, and remove it.  A damaged
  * file is ignored with a LOG line; what was given before the damage stays.
+ * Returns whether there was one: 1.1 was the last to run.
  */
-void
+bool
 pgsq_legacy_read_texts(void)
 {
 	FILE	   *file;
@@ -392,7 +393,7 @@ pgsq_legacy_read_texts(void)
 			ereport(LOG,
 					(errcode_for_file_access(),
 					 errmsg("could not read file \"%s\": %m", LEGACY_TEXT_FILE)));
-		return;
+		return errno != ENOENT;
 	}
 
 	/* every length read is checked against what is left of the file */
@@ -482,6 +483,7 @@ pgsq_legacy_read_texts(void)
 	unlink(LEGACY_TEXT_FILE);
 	if (buf)
 		pfree(buf);
+	return true;
 }
 
 /* Remove 1.1's text file, whose entries are gone (startup process) */

@@ -12,7 +12,7 @@
 
 extern void pgsq_legacy_register(void);
 extern int64 pgsq_legacy_convert_entries(void);
-extern void pgsq_legacy_read_texts(void);
+extern bool pgsq_legacy_read_texts(void);
 extern void pgsq_legacy_discard_texts(void);
 
 #endif							/* PGSQ_LEGACY_H */

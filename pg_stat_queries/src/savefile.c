@@ -703,14 +703,17 @@ restore_file(void)
  * Restore what was saved at the last clean shutdown, once: the first client
  * backend, before it tracks anything, or the checkpointer at shutdown if no
  * client backend came.  Entries version 1.1 left in PostgreSQL's file are
- * converted first, then given the texts of its file; a file of ours
- * replaces that one.
+ * converted, and given the texts of its file.  If 1.1 ran last, a file of
+ * ours is older than what it saved (a downgrade, then an upgrade again):
+ * it is ignored.
  */
 void
 pgsq_savefile_restore(void)
 {
 	MemoryContext cxt;
 	MemoryContext old;
+	bool		legacy_ran;
+	struct stat st;
 
 	if (pgsq_state == NULL ||
 		pg_atomic_read_u32(&pgsq_state->restore_pending) == 0 ||
@@ -720,11 +723,18 @@ pgsq_savefile_restore(void)
 	cxt = AllocSetContextCreate(TopMemoryContext, "pg_stat_queries restore",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	if (pgsq_legacy_convert_entries() > 0)
-		pgsq_legacy_read_texts();
-	else
-		pgsq_legacy_discard_texts();
-	restore_file();
+	legacy_ran = pgsq_legacy_convert_entries() > 0;
+	legacy_ran |= pgsq_legacy_read_texts();
+	if (!legacy_ran)
+		restore_file();
+	else if (stat(PGSQ_SAVE_FILE, &st) == 0)
+	{
+		ereport(LOG,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("ignoring pg_stat_queries statistics file \"%s\": it is older than the statistics of version 1.1 restored with it",
+						PGSQ_SAVE_FILE)));
+		unlink(PGSQ_SAVE_FILE);
+	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }

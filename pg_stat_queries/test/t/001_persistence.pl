@@ -37,7 +37,7 @@ is(calls_of('SELECT $1 AS persisted'), '5',
 my $info = $node->safe_psql('postgres',
 	'SELECT num_entries > 0, query_text_bytes > 0 FROM pg_stat_queries_info');
 is($info, 't|t', 'info view counts the restored entries and texts');
-ok(!-e $node->data_dir . '/pg_stat/pg_stat_queries.texts',
+ok(!-e $node->data_dir . '/pg_stat/pg_stat_queries.stat',
 	'text file removed once loaded');
 
 # min/max, means and timestamps come back unchanged
@@ -129,7 +129,7 @@ is($node->safe_psql('postgres', $textless_sql),
 run_statement("SELECT 'no-client-between', 2 AS waited", 3);
 $node->restart;
 $node->stop;
-ok(-s $node->data_dir . '/pg_stat/pg_stat_queries.texts',
+ok(-s $node->data_dir . '/pg_stat/pg_stat_queries.stat',
 	'a shutdown before any client backend writes the waiting texts again');
 $node->start;
 is(calls_of('SELECT $1, $2 AS waited'), '3',
@@ -154,7 +154,7 @@ $node->append_conf('postgresql.conf', 'pg_stat_queries.save = off');
 $node->reload;
 $node->restart;
 is(calls_of('SELECT $1 AS unsaved'), '0', 'nothing restored with save = off');
-ok(!-e $node->data_dir . '/pg_stat/pg_stat_queries.texts',
+ok(!-e $node->data_dir . '/pg_stat/pg_stat_queries.stat',
 	'no text file written with save = off');
 
 # and on again

@@ -282,14 +282,14 @@ check_consistent('after the kills', 100);
 log_clean('kills', $offset, 1);
 
 ###########################################################################
-# Part 2: damaged statistics and text files at startup.  A clean shutdown
-# writes pg_stat/pgstat.stat (the statistics system) and
-# pg_stat/pg_stat_queries.texts (qtext.c); one of them is damaged before
-# the next start.
+# Part 2: damaged statistics files at startup.  A clean shutdown writes
+# pg_stat/pgstat.stat (the statistics system's) and
+# pg_stat/pg_stat_queries.stat (ours, savefile.c); one of them is damaged
+# before the next start.  Damage to one never costs the other.
 ###########################################################################
 set_conf('pg_stat_queries.max' => undef);
 my $stats_file = $node->data_dir . '/pg_stat/pgstat.stat';
-my $texts_file = $node->data_dir . '/pg_stat/pg_stat_queries.texts';
+my $saved_file = $node->data_dir . '/pg_stat/pg_stat_queries.stat';
 
 # Statements with texts to save, and a marker to follow across restarts.
 # Returns the marker's calls as the seeding session sees them: a session
@@ -307,8 +307,6 @@ sub seed
 	return (split(/\n/, $out))[-1];
 }
 
-# The marker is found by its query id: a damaged text file leaves it
-# without text
 seed();
 $marker_id = $node->safe_psql('postgres',
 	"SELECT queryid FROM pg_stat_queries WHERE query = 'SELECT \$1 AS fault_marker'");
@@ -336,68 +334,12 @@ sub write_raw
 	close $fh;
 }
 
-# Offsets of the records of the text file: a 48-byte header (magic,
-# version, major version, padding, reset time, three counters), then per
-# statement a 48-byte record (userid, dbid, queryid, toplevel and padding,
-# time stored, encoding, len, has_rare, padding), len bytes of text (none
-# for -1) and, if has_rare, 248 bytes of rare counters.  Dies if the file
-# does not walk to its end exactly, so a change of layout shows here rather
-# than as odd results.  Only records with a text are returned.
-sub text_records
-{
-	my ($data) = @_;
-	my ($magic) = unpack('L', $data);
-	die sprintf('unexpected text file magic %x', $magic) unless $magic == 0x50475351;
-	my @records;
-	my $pos = 48;
-	while ($pos < length($data))
-	{
-		my (undef, undef, undef, undef, undef, undef, $len, $has_rare) =
-		  unpack('L L q C x7 q l l l', substr($data, $pos, 48));
-		push @records, { pos => $pos, len => $len } if $len >= 0;
-		$pos += 48 + ($len > 0 ? $len : 0) + ($has_rare ? 248 : 0);
-	}
-	die "text file does not end at a record boundary" unless $pos == length($data);
-	return @records;
-}
-
+my $ours_ignored = qr/ignoring pg_stat_queries statistics file "pg_stat\/pg_stat_queries\.stat"/;
 my %damage = (
 	'statistics file truncated' => sub {
-		# inside the data of the last entry of ours (an entry is written as
-		# 'S', its key starting with the kind, 27, and its data), so that
-		# the entries before it are loaded, then all are dropped
 		my $data = read_raw($stats_file);
-		my $at = rindex($data, 'S' . pack('L', 27));
-		if ($at < 0)
-		{
-			note('no entry of kind 27 found: truncating near the end');
-			$at = length($data) - 250;
-		}
-		write_raw($stats_file, substr($data, 0, $at + 1 + 16 + 50));
+		write_raw($stats_file, substr($data, 0, int(length($data) * 2 / 3)));
 		return qr/corrupted statistics file "pg_stat\/pgstat\.stat"/;
-	},
-	'statistics file from another entry layout' => sub {
-		# our entries' data as an earlier layout would have left it: the
-		# layout field (44 bytes into the data, after the statement key,
-		# two times and the two min/max flags) changed from 3 to 2; the
-		# file is otherwise sound, so only our entries are dropped
-		my $data = read_raw($stats_file);
-		my $patched = 0;
-		my $pos = 0;
-		while (($pos = index($data, 'S' . pack('L L', 27, 0), $pos)) >= 0)
-		{
-			my $at = $pos + 1 + 16 + 44;
-			if (unpack('L', substr($data, $at, 4)) == 3)
-			{
-				substr($data, $at, 4) = pack('L', 2);
-				$patched++;
-			}
-			$pos++;
-		}
-		note("entries patched to layout 2: $patched");
-		die 'no entry of ours found in the statistics file' unless $patched > 0;
-		write_raw($stats_file, $data);
-		return qr/pg_stat_queries discarded \d+ statement entries saved by an earlier version/;
 	},
 	'statistics file corrupted' => sub {
 		# the format identifier: the whole file is refused
@@ -406,79 +348,57 @@ my %damage = (
 		write_raw($stats_file, $data);
 		return qr/corrupted statistics file "pg_stat\/pgstat\.stat"/;
 	},
-	'text file truncated in a text' => sub {
-		my $data = read_raw($texts_file);
-		my @rec = text_records($data);
-		my $r = $rec[ int(@rec / 2) ];
-		write_raw($texts_file, substr($data, 0, $r->{pos} + 48 + int($r->{len} / 2)));
-		return qr/ignoring invalid pg_stat_queries text file "pg_stat\/pg_stat_queries\.texts"/;
+	'our file truncated' => sub {
+		my $data = read_raw($saved_file);
+		write_raw($saved_file, substr($data, 0, int(length($data) / 2)));
+		return qr/$ours_ignored: its checksum does not match/;
 	},
-	'text file truncated in a record header' => sub {
-		my $data = read_raw($texts_file);
-		my @rec = text_records($data);
-		my $r = $rec[ int(@rec / 2) ];
-		write_raw($texts_file, substr($data, 0, $r->{pos} + 12));
-		return qr/pg_stat_queries text file "pg_stat\/pg_stat_queries\.texts"/;
+	'our file damaged in a text' => sub {
+		my $data = read_raw($saved_file);
+		my $at = index($data, 'AS seeded');
+		die 'no text found in our file' if $at < 0;
+		substr($data, $at, 2) = 'as';
+		write_raw($saved_file, $data);
+		return qr/$ours_ignored: its checksum does not match/;
 	},
-	'text file corrupted (length past the end)' => sub {
-		my $data = read_raw($texts_file);
-		my @rec = text_records($data);
-		my $r = $rec[ int(@rec / 2) ];
-		substr($data, $r->{pos} + 36, 4) = pack('l', length($data) + 1000);
-		write_raw($texts_file, $data);
-		return qr/ignoring invalid pg_stat_queries text file "pg_stat\/pg_stat_queries\.texts"/;
-	},
-	'text file corrupted (header)' => sub {
-		my $data = read_raw($texts_file);
+	'our file corrupted (header)' => sub {
+		my $data = read_raw($saved_file);
 		substr($data, 0, 4) = 'XXXX';
-		write_raw($texts_file, $data);
-		return qr/ignoring invalid pg_stat_queries text file "pg_stat\/pg_stat_queries\.texts"/;
+		write_raw($saved_file, $data);
+		return qr/$ours_ignored: it is not a pg_stat_queries statistics file/;
 	});
 
 for my $case (sort keys %damage)
 {
 	my $calls_before = seed();
 	$node->stop;
-	ok(-s $stats_file && -s $texts_file, "$case: both files written at shutdown");
+	ok(-s $stats_file && -s $saved_file, "$case: both files written at shutdown");
 	my $expect_log = $damage{$case}->();
 	$offset = -s $node->logfile;
 	$node->start;
-	# the first client backend checks what was restored, and logs drops
+	# the first client backend restores ours, and logs what it ignored
 	$node->safe_psql('postgres', 'SELECT 1');
 	my $log = log_clean($case, $offset);
 	ok($log =~ $expect_log, "$case: the damage is logged, naming the file")
 	  or diag("log since the start:\n$log");
+	my $others = $node->safe_psql('postgres',
+		"SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'u1'");
 	if ($case =~ /^statistics/)
 	{
-		is(marker_calls(), '0', "$case: statistics discarded");
-		if ($case =~ /layout/)
-		{
-			# only ours: the statistics system kept the rest of its file
-			cmp_ok($node->safe_psql('postgres',
-					"SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'u1'"),
-				'>', 0, "$case: other statistics restored");
-		}
+		# PostgreSQL's are gone, ours are not
+		is(marker_calls(), $calls_before, "$case: our statistics restored");
+		is($node->safe_psql('postgres',
+				"SELECT count(*) FROM pg_stat_queries WHERE query ~ 'seeded'"),
+			$tables, "$case: with their texts");
+		is($others, '0', "$case: PostgreSQL's statistics discarded");
 	}
 	else
 	{
-		is(marker_calls(), $calls_before, "$case: statistics restored");
-		if ($case =~ /header\)/)
-		{
-			is($node->safe_psql('postgres',
-					"SELECT count(*) FROM pg_stat_queries WHERE query ~ 'seeded'"),
-				'0', "$case: no text loaded");
-		}
-		else
-		{
-			cmp_ok($node->safe_psql('postgres',
-					"SELECT count(*) FROM pg_stat_queries WHERE query IS NULL"),
-				'>', 0, "$case: the texts after the damage are missing");
-			cmp_ok($node->safe_psql('postgres',
-					"SELECT count(*) FROM pg_stat_queries WHERE query ~ 'seeded'"),
-				'>', 0, "$case: the texts before the damage are loaded");
-		}
+		# ours are gone, PostgreSQL's are not
+		is(marker_calls(), '0', "$case: our statistics discarded");
+		cmp_ok($others, '>', 0, "$case: PostgreSQL's statistics restored");
 	}
-	ok(!-e $texts_file, "$case: text file removed at startup");
+	ok(!-e $saved_file, "$case: our file removed at startup");
 	check_consistent($case);
 }
 
