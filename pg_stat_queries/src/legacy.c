@@ -444,6 +444,7 @@ pgsq_legacy_read_texts(void)
 				break;
 			}
 			text = pgsq_text_prepare(buf, rec.len, rec.encoding);
+
 			if (DsaPointerIsValid(text))
 				pgsq_text_set_stored_at(text, rec.stored_at);
 		}

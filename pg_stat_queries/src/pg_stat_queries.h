@@ -236,8 +236,8 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 resets_done;	/* of those, the ones that have taken
 									 * their entries off the sweep's count */
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
-	pg_atomic_uint32 restore_pending;	/* the saved statistics have yet to
-										 * be restored (savefile.c) */
+	pg_atomic_uint32 restore_pending;	/* the saved statistics have yet to be
+										 * restored (savefile.c) */
 	int			text_tranche_id;
 	dsa_pointer loaded_texts;	/* texts read at startup, until the first
 								 * client backend gives them to their entries

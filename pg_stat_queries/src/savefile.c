@@ -260,7 +260,7 @@ write_row(SaveWriter *w, const void *row, const SavedColumn *columns,
 static void
 write_entry(SaveWriter *w, PgsqSharedEntry *entry)
 {
-	SavedEntry saved;
+	SavedEntry	saved;
 	const char *text = NULL;
 
 	memset(&saved, 0, sizeof(saved));
@@ -275,6 +275,7 @@ write_entry(SaveWriter *w, PgsqSharedEntry *entry)
 
 		text = pgsq_text_bytes(entry->text, &len, &encoding,
 							   &saved.text_stored_at);
+
 		saved.text_len = len;
 		saved.text_encoding = encoding;
 	}
