@@ -339,12 +339,10 @@ pgsq_savefile_write(void)
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while (!w.failed && (entry = pgsq_scan_next_entry(&hstat)) != NULL)
 	{
-		uint8		mark = 'E';
-
 		LWLockAcquire(&entry->header.lock, LW_SHARED);
 		if (entry->data.stats_since != 0)
 		{
-			write_bytes(&w, &mark, sizeof(mark));
+			write_bytes(&w, "E", 1);
 			write_entry(&w, entry);
 			entries++;
 		}
@@ -353,12 +351,8 @@ pgsq_savefile_write(void)
 	dshash_seq_term(&hstat);
 
 	/* the trailer's CRC covers everything before it, its end mark included */
+	write_bytes(&w, "X", 1);
 	trailer.end = PGSQ_SAVE_END;
-	{
-		uint8		mark = 'X';
-
-		write_bytes(&w, &mark, sizeof(mark));
-	}
 	write_bytes(&w, &trailer.end, sizeof(trailer.end));
 	FIN_CRC32C(w.crc);
 	trailer.crc = w.crc;
@@ -602,7 +596,7 @@ restore_entries(SaveReader *r, uint64 expected)
 		!read_columns(r, entry_columns, lengthof(entry_columns), &entry_map))
 		return 0;
 
-	/* dealloc counted every pass before the format that counts only some */
+	/* what the statistics say about themselves */
 	LWLockAcquire(pgsq_state->lock, LW_EXCLUSIVE);
 	pgsq_state->stats_reset = info.stats_reset;
 	LWLockRelease(pgsq_state->lock);
