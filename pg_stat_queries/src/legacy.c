@@ -192,15 +192,23 @@ convert_timing(PgsqTiming *to, const LegacyTiming *from)
 	to->sum_var_time = from->sum_var_time;
 }
 
+/* 1.1's statement key as ours */
+static void
+convert_key(PgsqKey *to, const LegacyKey *from)
+{
+	memset(to, 0, sizeof(*to));
+	to->userid = from->userid;
+	to->dbid = from->dbid;
+	to->queryid = from->queryid;
+	to->toplevel = from->toplevel;
+}
+
 /* 1.1's entry data as ours */
 static void
 convert_entry(PgsqEntryData *to, const LegacyEntryData *from)
 {
 	memset(to, 0, sizeof(*to));
-	to->key.userid = from->key.userid;
-	to->key.dbid = from->key.dbid;
-	to->key.queryid = from->key.queryid;
-	to->key.toplevel = from->key.toplevel;
+	convert_key(&to->key, &from->key);
 	to->stats_since = from->stats_since;
 	to->changed_at = from->changed_at;
 	to->minmax_valid[PGSQ_PLAN] = from->minmax_valid[0];
@@ -340,11 +348,7 @@ give_to_entry(const LegacyKey *legacy_key, dsa_pointer text,
 	PgsqSharedEntry *entry;
 	dsa_pointer rare_chunk = InvalidDsaPointer;
 
-	memset(&key, 0, sizeof(key));
-	key.userid = legacy_key->userid;
-	key.dbid = legacy_key->dbid;
-	key.queryid = legacy_key->queryid;
-	key.toplevel = legacy_key->toplevel;
+	convert_key(&key, legacy_key);
 	if (rare != NULL)
 		rare_chunk = pgsq_rare_prepare(rare);
 
