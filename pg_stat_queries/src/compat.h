@@ -38,4 +38,43 @@
 #define PGSQ_LEGACY_STATS_KIND 27
 #endif
 
+/*
+ * PostgreSQL 19 changed, for us:
+ *
+ * - post_parse_analyze_hook takes a const JumbleState (we never change it);
+ * - planner_hook takes an ExplainState too, passed on as it came;
+ * - LWLockNewTrancheId takes the tranche's name, which no process registers
+ *	 any more;
+ * - pgstat_drop_entry took the missing_ok of 18's pgstat_drop_entry_ext;
+ * - WalUsage counts the bytes of full-page images (wal_fpi_bytes);
+ * - the scanner lost escape_string_warning;
+ * - pg_attribute_always_inline is spelled pg_always_inline;
+ * - executions know whether their plan was generic or custom
+ *	 (PlannedStmt.planOrigin), which pg_stat_statements 1.13 counts.
+ */
+#if PG_VERSION_NUM >= 190000
+#define PGSQ_HOOK_JUMBLESTATE const JumbleState
+#define PGSQ_PLANNER_EXTRA_PARAMS , struct ExplainState *es
+#define PGSQ_PLANNER_EXTRA_ARGS , es
+#define pgsq_new_tranche_id(name) LWLockNewTrancheId(name)
+#define pgsq_register_tranche(id, name) ((void) 0)
+#define pgsq_drop_stats_entry(kind, dboid, objid) \
+	pgstat_drop_entry(kind, dboid, objid, true)
+#define PGSQ_WALUSAGE_FIELDS 5
+#define PGSQ_HAS_WAL_FPI_BYTES 1
+#define PGSQ_HAS_PLAN_ORIGIN 1
+#define pgsq_always_inline pg_always_inline
+#else
+#define PGSQ_HOOK_JUMBLESTATE JumbleState
+#define PGSQ_PLANNER_EXTRA_PARAMS
+#define PGSQ_PLANNER_EXTRA_ARGS
+#define pgsq_new_tranche_id(name) LWLockNewTrancheId()
+#define pgsq_register_tranche(id, name) LWLockRegisterTranche(id, name)
+#define pgsq_drop_stats_entry(kind, dboid, objid) \
+	pgstat_drop_entry_ext(kind, dboid, objid, true)
+#define PGSQ_WALUSAGE_FIELDS 4
+#define PGSQ_SCANNER_WARNS_ESCAPES 1
+#define pgsq_always_inline pg_attribute_always_inline
+#endif
+
 #endif							/* PGSQ_COMPAT_H */

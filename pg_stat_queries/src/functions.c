@@ -19,6 +19,7 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
 #include "catalog/pg_authid.h"
 #include "fmgr.h"
 #include "funcapi.h"

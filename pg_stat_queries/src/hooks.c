@@ -129,7 +129,8 @@ ensure_text(PgsqSharedEntry *entry, const PgsqKey *key,
 
 /* After parse analysis: see to the entry and normalized text of a statement */
 static void
-pgsq_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+pgsq_post_parse_analyze(ParseState *pstate, Query *query,
+						PGSQ_HOOK_JUMBLESTATE *jstate)
 {
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
@@ -212,7 +213,7 @@ record_statement(int64 queryid, const char *source, int location, int len,
 /* Planner hook: measure planning when track_planning is on */
 static PlannedStmt *
 pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
-			 ParamListInfo boundParams)
+			 ParamListInfo boundParams PGSQ_PLANNER_EXTRA_PARAMS)
 {
 	PlannedStmt *result;
 	bool		measure = pgsq_track_planning && query_string != NULL &&
@@ -228,9 +229,11 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 	PG_TRY();
 	{
 		if (prev_planner)
-			result = prev_planner(parse, query_string, cursorOptions, boundParams);
+			result = prev_planner(parse, query_string, cursorOptions, boundParams
+								  PGSQ_PLANNER_EXTRA_ARGS);
 		else
-			result = standard_planner(parse, query_string, cursorOptions, boundParams);
+			result = standard_planner(parse, query_string, cursorOptions,
+									  boundParams PGSQ_PLANNER_EXTRA_ARGS);
 	}
 	PG_FINALLY();
 	{

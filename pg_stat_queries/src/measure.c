@@ -39,7 +39,7 @@
  */
 StaticAssertDecl(sizeof(BufferUsage) == 10 * sizeof(int64) + 6 * sizeof(instr_time),
 				 "BufferUsage changed: see pgsq_window_end");
-StaticAssertDecl(sizeof(WalUsage) == 4 * sizeof(int64),
+StaticAssertDecl(sizeof(WalUsage) == PGSQ_WALUSAGE_FIELDS * sizeof(int64),
 				 "WalUsage changed: see pgsq_window_end");
 
 /* Totals of one running statement */

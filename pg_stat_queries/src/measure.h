@@ -8,7 +8,7 @@
 #ifndef PGSQ_MEASURE_H
 #define PGSQ_MEASURE_H
 
-#include "postgres.h"
+#include "compat.h"
 #include "executor/execdesc.h"
 #include "executor/instrument.h"
 #include "portability/instr_time.h"
@@ -60,7 +60,7 @@ pgsq_window_begin(PgsqWindow *window)
  * times are only ever non-zero with track_io_timing on: otherwise their six
  * fields are only zeroed, for a first window.
  */
-static pg_attribute_always_inline void
+static pgsq_always_inline void
 pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 {
 	const BufferUsage *b0 = &window->buf_start;
@@ -115,6 +115,9 @@ pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 	PGSQ_WINDOW_WAL(wal_fpi);
 	PGSQ_WINDOW_WAL(wal_bytes);
 	PGSQ_WINDOW_WAL(wal_buffers_full);
+#ifdef PGSQ_HAS_WAL_FPI_BYTES
+	PGSQ_WINDOW_WAL(wal_fpi_bytes);
+#endif
 
 #undef PGSQ_WINDOW_COUNT
 #undef PGSQ_WINDOW_BUF

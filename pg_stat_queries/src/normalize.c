@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "compat.h"
 #include "normalize.h"
 
 #include "common/int.h"
@@ -34,7 +35,9 @@ start_scanner(const char *query, core_yy_extra_type *extra)
 	core_yyscan_t scanner;
 
 	scanner = scanner_init(query, extra, &ScanKeywords, ScanKeywordTokens);
+#ifdef PGSQ_SCANNER_WARNS_ESCAPES
 	extra->escape_string_warning = false;
+#endif
 	return scanner;
 }
 
@@ -45,7 +48,7 @@ start_scanner(const char *query, core_yy_extra_type *extra)
  * A negative number's location is its '-' sign, and we take both tokens.
  */
 static LocationLen *
-constant_lengths(JumbleState *jstate, const char *query, int query_loc)
+constant_lengths(const JumbleState *jstate, const char *query, int query_loc)
 {
 	int			count = jstate->clocations_count;
 	LocationLen *locs = palloc(count * sizeof(LocationLen));
@@ -111,7 +114,7 @@ constant_lengths(JumbleState *jstate, const char *query, int query_loc)
  * jstate's locations refer to.
  */
 char *
-pgsq_normalize(JumbleState *jstate, const char *query, int query_loc,
+pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 			   int query_len, int *out_len)
 {
 	StringInfoData buf;

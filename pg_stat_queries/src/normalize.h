@@ -11,7 +11,7 @@
 #include "postgres.h"
 #include "nodes/queryjumble.h"
 
-extern char *pgsq_normalize(JumbleState *jstate, const char *query,
+extern char *pgsq_normalize(const JumbleState *jstate, const char *query,
 							int query_loc, int query_len, int *out_len);
 extern bool pgsq_text_has_literals(const char *query, int query_len);
 

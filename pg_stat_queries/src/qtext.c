@@ -87,7 +87,7 @@ pgsq_qtext_shmem_init(PgsqSharedState *state, bool found)
 	if (found)
 		return;
 
-	state->text_tranche_id = LWLockNewTrancheId();
+	state->text_tranche_id = pgsq_new_tranche_id("pg_stat_queries_text");
 	area = dsa_create_in_place(state->text_dsa_place, PGSQ_TEXT_DSA_INIT_SIZE,
 							   state->text_tranche_id, NULL);
 	dsa_pin(area);
@@ -124,7 +124,7 @@ pgsq_qtext_attach(void)
 	if (likely(text_area != NULL))
 		return;
 
-	LWLockRegisterTranche(pgsq_state->text_tranche_id, "pg_stat_queries_text");
+	pgsq_register_tranche(pgsq_state->text_tranche_id, "pg_stat_queries_text");
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	text_area = dsa_attach_in_place(pgsq_state->text_dsa_place, NULL);
 	dsa_pin_mapping(text_area);

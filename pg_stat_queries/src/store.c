@@ -250,7 +250,7 @@ bool
 pgsq_drop_entry(Oid dboid, uint64 objid)
 {
 	pgsq_local_drops++;
-	return pgstat_drop_entry_ext(PGSQ_STATS_KIND, dboid, objid, true);
+	return pgsq_drop_stats_entry(PGSQ_STATS_KIND, dboid, objid);
 }
 
 /*

@@ -22,7 +22,7 @@ typedef struct PgsqTextSource
 	const char *source;			/* source text, maybe of several statements */
 	int			location;		/* of the statement in it */
 	int			len;			/* of the statement, 0: to the end */
-	JumbleState *jstate;		/* at parse analysis, else NULL */
+	const JumbleState *jstate;	/* at parse analysis, else NULL */
 	int			level;			/* nesting level it runs at */
 } PgsqTextSource;
 
