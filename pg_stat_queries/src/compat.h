@@ -63,6 +63,10 @@
 #define PGSQ_WALUSAGE_FIELDS 5
 #define PGSQ_HAS_WAL_FPI_BYTES 1
 #define PGSQ_HAS_PLAN_ORIGIN 1
+#define pgsq_plan_cache_of(pstmt) \
+	((pstmt)->planOrigin == PLAN_STMT_CACHE_GENERIC ? PGSQ_PLAN_GENERIC : \
+	 (pstmt)->planOrigin == PLAN_STMT_CACHE_CUSTOM ? PGSQ_PLAN_CUSTOM : \
+	 PGSQ_PLAN_NOT_CACHED)
 #define pgsq_always_inline pg_always_inline
 #else
 #define PGSQ_HOOK_JUMBLESTATE JumbleState
@@ -74,6 +78,7 @@
 	pgstat_drop_entry_ext(kind, dboid, objid, true)
 #define PGSQ_WALUSAGE_FIELDS 4
 #define PGSQ_SCANNER_WARNS_ESCAPES 1
+#define pgsq_plan_cache_of(pstmt) PGSQ_PLAN_NOT_CACHED
 #define pgsq_always_inline pg_attribute_always_inline
 #endif
 

@@ -103,7 +103,8 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 				   uint64 rows, const BufferUsage *bufusage,
 				   const WalUsage *walusage,
 				   const JitInstrumentation *jitusage,
-				   int parallel_to_launch, int parallel_launched)
+				   int parallel_to_launch, int parallel_launched,
+				   PgsqPlanCache plan_cache)
 {
 	PgsqMainCounters *c = &counters->main;
 	PgsqRareCounters *r;
@@ -189,6 +190,14 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 		r = rare_for_add(counters);
 		r->parallel_workers_to_launch += parallel_to_launch;
 		r->parallel_workers_launched += parallel_launched;
+	}
+	if (unlikely(plan_cache != PGSQ_PLAN_NOT_CACHED))
+	{
+		r = rare_for_add(counters);
+		if (plan_cache == PGSQ_PLAN_GENERIC)
+			r->generic_plan_calls++;
+		else
+			r->custom_plan_calls++;
 	}
 }
 
@@ -329,6 +338,11 @@ add_rare(PgsqRareCounters *d, const PgsqRareCounters *src)
 	{
 		d->parallel_workers_to_launch += src->parallel_workers_to_launch;
 		d->parallel_workers_launched += src->parallel_workers_launched;
+	}
+	if (src->generic_plan_calls | src->custom_plan_calls)
+	{
+		d->generic_plan_calls += src->generic_plan_calls;
+		d->custom_plan_calls += src->custom_plan_calls;
 	}
 }
 

@@ -17,7 +17,8 @@ extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double m
 							   uint64 rows, const BufferUsage *bufusage,
 							   const WalUsage *walusage,
 							   const JitInstrumentation *jitusage,
-							   int parallel_to_launch, int parallel_launched);
+							   int parallel_to_launch, int parallel_launched,
+							   PgsqPlanCache plan_cache);
 extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 							   const PgsqCounters *counters);
 extern void pgsq_start_data(PgsqEntryData *data, const PgsqKey *key,

@@ -31,15 +31,21 @@
 #include "utils/tuplestore.h"
 
 /*
- * Columns of pg_stat_queries(): pg_stat_statements 1.12's, then ours; the
- * function also serves the SQL definitions of version 1.0 and of the
- * drop-in, which take the first columns.  pg_stat_queries_changed() has
- * one more, when the text was stored.
+ * Columns of pg_stat_queries(): pg_stat_statements 1.13's, then ours; the
+ * function also serves the SQL definitions of our earlier versions and of
+ * the drop-in.  Those of pg_stat_statements 1.13 (on PostgreSQL 19) are the
+ * first columns of ours; our versions 1.0 and 1.1 and pg_stat_statements
+ * 1.12 lack generic_plan_calls and custom_plan_calls, and take the first
+ * columns of the rest.  pg_stat_queries_changed() has one more, when the
+ * text was stored.
  */
-#define PGSQ_STATS_COLS 56
+#define PGSQ_STATS_COLS 58
+#define PGSQ_STATS_COLS_1_1 56
 #define PGSQ_STATS_COLS_1_0 53
-#define PGSS_STATS_COLS 52
+#define PGSS_STATS_COLS_1_13 54
+#define PGSS_STATS_COLS_1_12 52
 #define PGSQ_CHANGED_COLS (PGSQ_STATS_COLS + 1)
+#define PGSQ_CHANGED_COLS_1_1 (PGSQ_STATS_COLS_1_1 + 1)
 
 /* Columns of pg_stat_queries_histogram() */
 #define PGSQ_HISTOGRAM_COLS 3
@@ -130,7 +136,7 @@ percentile_datum(const PgsqEntryData *e, double fraction, bool *isnull)
  */
 static void
 fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
-		 Datum *values, bool *nulls)
+		 bool plan_cache_cols, Datum *values, bool *nulls)
 {
 	const PgsqEntryData *e = &copy->data;
 	const PgsqMainCounters *c = &e->counters;
@@ -195,6 +201,17 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	values[col++] = Float8GetDatumFast(r->jit_deform_time);
 	values[col++] = Int64GetDatumFast(r->parallel_workers_to_launch);
 	values[col++] = Int64GetDatumFast(r->parallel_workers_launched);
+	if (plan_cache_cols)
+	{
+#ifdef PGSQ_HAS_PLAN_ORIGIN
+		values[col++] = Int64GetDatumFast(r->generic_plan_calls);
+		values[col++] = Int64GetDatumFast(r->custom_plan_calls);
+#else
+		/* PostgreSQL 18 does not tell how a plan was made */
+		nulls[col++] = true;
+		nulls[col++] = true;
+#endif
+	}
 	values[col++] = TimestampTzGetDatum(e->stats_since);
 	values[col++] = TimestampTzGetDatum(e->minmax_stats_since);
 	values[col] = timestamp_or_null(c->last_executed, &nulls[col]);
@@ -205,7 +222,43 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	col++;
 	values[col] = percentile_datum(e, 0.99, &nulls[col]);
 	col++;
-	Assert(col == PGSQ_STATS_COLS);
+	Assert(col == (plan_cache_cols ? PGSQ_STATS_COLS : PGSQ_STATS_COLS_1_1));
+}
+
+/*
+ * The row type a statistics function was declared with, by its number of
+ * columns (all with the time a text was stored, for changes): whether it
+ * has the plan cache columns, and the position of that time.  Errors out
+ * on a type we do not know.
+ */
+static void
+check_row_type(int natts, bool changes, bool *plan_cache_cols,
+			   int *stored_col)
+{
+	*stored_col = -1;
+	if (changes && (natts == PGSQ_CHANGED_COLS || natts == PGSQ_CHANGED_COLS_1_1))
+	{
+		*plan_cache_cols = natts == PGSQ_CHANGED_COLS;
+		*stored_col = natts - 1;
+		return;
+	}
+	if (!changes && (natts == PGSQ_STATS_COLS || natts == PGSS_STATS_COLS_1_13))
+	{
+		*plan_cache_cols = true;
+		return;
+	}
+	if (!changes && (natts == PGSQ_STATS_COLS_1_1 ||
+					 natts == PGSQ_STATS_COLS_1_0 ||
+					 natts == PGSS_STATS_COLS_1_12))
+	{
+		*plan_cache_cols = false;
+		return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("function returns %d columns, expected %d",
+					natts, changes ? PGSQ_CHANGED_COLS : PGSQ_STATS_COLS),
+			 errhint("Run ALTER EXTENSION pg_stat_queries UPDATE.")));
 }
 
 /*
@@ -213,27 +266,22 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
  * changed at or after since (all for 0), texts stored at or after since.
  */
 static void
-emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext,
-				int natts)
+emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			userid = GetUserId();
 	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
 	PgsqEntryCopy *entries;
 	int			count;
+	bool		plan_cache_cols;
+	int			stored_col;
 
 	require_store();
 	pgsq_flush_own_pending();
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (rsinfo->setDesc->natts != natts &&
-		(since != 0 || (rsinfo->setDesc->natts != PGSQ_STATS_COLS_1_0 &&
-						rsinfo->setDesc->natts != PGSS_STATS_COLS)))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("function returns %d columns, expected %d",
-						rsinfo->setDesc->natts, natts),
-				 errhint("Run ALTER EXTENSION pg_stat_queries UPDATE.")));
+	check_row_type(rsinfo->setDesc->natts, since != 0, &plan_cache_cols,
+				   &stored_col);
 
 	/*
 	 * A text stored before since goes to a collector anyway when the entry
@@ -254,11 +302,11 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext,
 		if (e->counters.plan.calls + e->counters.exec.calls == 0)
 			continue;
 
-		fill_row(copy, visible, showtext, values, nulls);
-		if (natts == PGSQ_CHANGED_COLS)
-			values[PGSQ_STATS_COLS] =
+		fill_row(copy, visible, showtext, plan_cache_cols, values, nulls);
+		if (stored_col >= 0)
+			values[stored_col] =
 				timestamp_or_null(visible ? copy->text_stored_at : 0,
-								  &nulls[PGSQ_STATS_COLS]);
+								  &nulls[stored_col]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }
@@ -267,7 +315,7 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext,
 Datum
 pg_stat_queries(PG_FUNCTION_ARGS)
 {
-	emit_statistics(fcinfo, 0, PG_GETARG_BOOL(0), PGSQ_STATS_COLS);
+	emit_statistics(fcinfo, 0, PG_GETARG_BOOL(0));
 	return (Datum) 0;
 }
 
@@ -283,8 +331,7 @@ pg_stat_queries_changed(PG_FUNCTION_ARGS)
 	TimestampTz since = PG_GETARG_TIMESTAMPTZ(0);
 
 	/* 0 means "everything" inside; any real time is after it */
-	emit_statistics(fcinfo, Max(since, 1), PG_GETARG_BOOL(1),
-					PGSQ_CHANGED_COLS);
+	emit_statistics(fcinfo, Max(since, 1), PG_GETARG_BOOL(1));
 	return (Datum) 0;
 }
 

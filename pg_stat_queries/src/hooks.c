@@ -130,7 +130,7 @@ ensure_text(PgsqSharedEntry *entry, const PgsqKey *key,
 /* After parse analysis: see to the entry and normalized text of a statement */
 static void
 pgsq_post_parse_analyze(ParseState *pstate, Query *query,
-						PGSQ_HOOK_JUMBLESTATE *jstate)
+						PGSQ_HOOK_JUMBLESTATE * jstate)
 {
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
@@ -191,7 +191,8 @@ record_statement(int64 queryid, const char *source, int location, int len,
 				 PgsqPhase phase, double ms, uint64 rows,
 				 const BufferUsage *bufusage, const WalUsage *walusage,
 				 const JitInstrumentation *jitusage,
-				 int parallel_to_launch, int parallel_launched)
+				 int parallel_to_launch, int parallel_launched,
+				 PgsqPlanCache plan_cache)
 {
 	PgsqKey		key = current_key(queryid);
 	PgsqTextSource src = {source, location, len, NULL, nesting_level};
@@ -200,7 +201,7 @@ record_statement(int64 queryid, const char *source, int location, int len,
 
 	entry = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
 						rows, bufusage, walusage, jitusage,
-						parallel_to_launch, parallel_launched,
+						parallel_to_launch, parallel_launched, plan_cache,
 						&check_text);
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, &src);
@@ -247,7 +248,8 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 		record_statement(parse->queryId, query_string, parse->stmt_location,
 						 parse->stmt_len, PGSQ_PLAN,
 						 INSTR_TIME_GET_MILLISEC(usage.time), 0,
-						 &usage.bufusage, &usage.walusage, NULL, 0, 0);
+						 &usage.bufusage, &usage.walusage, NULL, 0, 0,
+						 PGSQ_PLAN_NOT_CACHED);
 	}
 	return result;
 }
@@ -352,7 +354,8 @@ pgsq_ExecutorEnd(QueryDesc *queryDesc)
 						 &usage->bufusage, &usage->walusage,
 						 estate->es_jit ? &estate->es_jit->instr : NULL,
 						 estate->es_parallel_workers_to_launch,
-						 estate->es_parallel_workers_launched);
+						 estate->es_parallel_workers_launched,
+						 pgsq_plan_cache_of(queryDesc->plannedstmt));
 	}
 
 	sampling_ended(nesting_level);
@@ -403,6 +406,7 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	int64		queryid = pstmt->queryId;
 	int			location = pstmt->stmt_location;
 	int			len = pstmt->stmt_len;
+	PgsqPlanCache plan_cache = pgsq_plan_cache_of(pstmt);
 
 	/* drawn even when utility commands are not tracked: nested ones follow */
 	bool		enabled = measuring(nesting_level) && pgsq_track_utility;
@@ -443,7 +447,8 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	if (queryid != INT64CONST(0))
 		record_statement(queryid, queryString, location, len, PGSQ_EXEC,
 						 INSTR_TIME_GET_MILLISEC(usage.time), rows,
-						 &usage.bufusage, &usage.walusage, NULL, 0, 0);
+						 &usage.bufusage, &usage.walusage, NULL, 0, 0,
+						 plan_cache);
 	sampling_ended(nesting_level);
 }
 

@@ -230,6 +230,7 @@ convert_entry(PgsqEntryData *to, const LegacyEntryData *from)
 static void
 convert_rare(PgsqRareCounters *to, const LegacyRareCounters *from)
 {
+	memset(to, 0, sizeof(*to));
 	to->wal_records = from->wal_records;
 	to->wal_fpi = from->wal_fpi;
 	to->wal_bytes = from->wal_bytes;

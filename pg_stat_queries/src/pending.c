@@ -417,6 +417,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			double ms, uint64 rows, const BufferUsage *bufusage,
 			const WalUsage *walusage, const JitInstrumentation *jitusage,
 			int parallel_to_launch, int parallel_launched,
+			PgsqPlanCache plan_cache,
 			bool *check_text_out)
 {
 	uint64		objid;
@@ -436,7 +437,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 
 		pgsq_counters_clear(&counters);
 		pgsq_add_execution(&counters, phase, ms, rows, bufusage, walusage,
-						   jitusage, parallel_to_launch, parallel_launched);
+						   jitusage, parallel_to_launch, parallel_launched,
+						   plan_cache);
 		if (pgsq_merge_fresh(key, &counters))
 			return NULL;
 	}
@@ -477,7 +479,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 				pgsq_counters_clear(&counters);
 				pgsq_add_execution(&counters, phase, ms, rows, bufusage,
 								   walusage, jitusage, parallel_to_launch,
-								   parallel_launched);
+								   parallel_launched, plan_cache);
 				switch (pgsq_create_first(key, objid, &counters, src))
 				{
 					case CREATE_DONE:
@@ -506,7 +508,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 				exit_callback_registered = true;
 			}
 			pgsq_add_execution(park(key, src), phase, ms, rows, bufusage, walusage,
-							   jitusage, parallel_to_launch, parallel_launched);
+							   jitusage, parallel_to_launch, parallel_launched,
+							   plan_cache);
 			return NULL;
 		}
 		if (ps == NULL)
@@ -515,7 +518,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			rebind_pending(ps, entry, generation);
 	}
 	pgsq_add_execution(&ps->counters, phase, ms, rows, bufusage, walusage,
-					   jitusage, parallel_to_launch, parallel_launched);
+					   jitusage, parallel_to_launch, parallel_launched,
+					   plan_cache);
 	*check_text_out = !ps->text_checked;
 	ps->text_checked = true;
 	pgsq_entry_used(entry);

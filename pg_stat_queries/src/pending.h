@@ -21,6 +21,7 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									const JitInstrumentation *jitusage,
 									int parallel_to_launch,
 									int parallel_launched,
+									PgsqPlanCache plan_cache,
 									bool *check_text);
 extern bool pgsq_flush_pending(bool nowait);
 extern void pgsq_flush_own_pending(void);

@@ -124,7 +124,21 @@ typedef struct PgsqRareCounters
 	double		jit_deform_time;
 	int64		parallel_workers_to_launch;
 	int64		parallel_workers_launched;
+	int64		generic_plan_calls; /* executions of a cached generic plan */
+	int64		custom_plan_calls;	/* of a cached custom plan */
 } PgsqRareCounters;
+
+/*
+ * Whether an execution's plan came from the plan cache, generic or custom,
+ * as pg_stat_statements 1.13 counts them (PostgreSQL 19 and later tell,
+ * compat.h: pgsq_plan_cache_of)
+ */
+typedef enum PgsqPlanCache
+{
+	PGSQ_PLAN_NOT_CACHED = 0,
+	PGSQ_PLAN_GENERIC,
+	PGSQ_PLAN_CUSTOM,
+} PgsqPlanCache;
 
 /*
  * The counters a shared entry holds itself.  What nearly every execution

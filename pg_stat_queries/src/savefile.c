@@ -67,14 +67,15 @@
 /*
  * Format version of the files this build writes, and the oldest reader's
  * version that understands them.  Format 3 was 1.1's text file (legacy.c);
- * 4 is the first of this file.  Bump PGSQ_SAVE_FORMAT with any change of
+ * 4 is the first of this file; 5 added generic_plan_calls and
+ * custom_plan_calls.  Bump PGSQ_SAVE_FORMAT with any change of
  * columns; raise PGSQ_SAVE_OLDEST_READER only for a change that older
  * builds would misread.
  */
 #ifndef PGSQ_TEST_EXTRA_COUNTER
-#define PGSQ_SAVE_FORMAT 4
+#define PGSQ_SAVE_FORMAT 5
 #else
-#define PGSQ_SAVE_FORMAT 5		/* test/t/012_upgrade.pl's newer build */
+#define PGSQ_SAVE_FORMAT 6		/* test/t/012_upgrade.pl's newer build */
 #endif
 #define PGSQ_SAVE_OLDEST_READER 4
 
@@ -171,6 +172,8 @@ static const SavedColumn entry_columns[] = {
 	RARE_COLUMN(jit_deform_time),
 	RARE_COLUMN(parallel_workers_to_launch),
 	RARE_COLUMN(parallel_workers_launched),
+	RARE_COLUMN(generic_plan_calls),
+	RARE_COLUMN(custom_plan_calls),
 	ENTRY_COLUMN("text_len", text_len),
 	ENTRY_COLUMN("text_encoding", text_encoding),
 	ENTRY_COLUMN("text_stored_at", text_stored_at),

@@ -1,6 +1,7 @@
 -- The pg_stat_statements drop-in: with pg_stat_queries' compat directory
 -- first in extension_control_path, CREATE EXTENSION pg_stat_statements
--- creates pg_stat_statements 1.12's objects, served by pg_stat_queries.
+-- creates pg_stat_statements 1.12's objects on PostgreSQL 18, 1.13's on 19
+-- (compat_1.out), served by pg_stat_queries.
 SELECT set_config('extension_control_path',
                   (SELECT setting FROM pg_config WHERE name = 'SHAREDIR')
                   || '/pg_stat_queries_compat:$system', false) IS NOT NULL AS t;
@@ -11,7 +12,7 @@ SELECT extname, extversion, extrelocatable FROM pg_extension
 CREATE EXTENSION pg_stat_statements;
 CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
 
--- pg_stat_statements 1.12's objects, signatures and columns
+-- pg_stat_statements' objects, signatures and columns
 SELECT p.proname, oidvectortypes(p.proargtypes) AS input_args,
        coalesce(array_length(p.proallargtypes, 1), 0) AS all_args,
        pg_get_function_result(p.oid) AS result, p.proretset,
@@ -23,11 +24,15 @@ SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod)
   FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0
  WHERE c.relname IN ('pg_stat_statements', 'pg_stat_statements_info')
  ORDER BY c.relname, a.attnum;
--- the same names and types as pg_stat_queries' first 52 columns
-SELECT count(*) AS same_columns
-  FROM pg_attribute s JOIN pg_attribute q USING (attnum, attname, atttypid)
- WHERE s.attrelid = 'pg_stat_statements'::regclass
-   AND q.attrelid = 'pg_stat_queries'::regclass AND attnum > 0;
+-- every column is one of pg_stat_queries' with the same name and type, in
+-- the same order (52 of 1.12's on PostgreSQL 18, 54 of 1.13's on 19)
+SELECT count(*) AS same_columns,
+       bool_and(s.attnum = q.attnum - CASE WHEN s.attnum > 50 AND s.attcount = 52
+                                           THEN 2 ELSE 0 END) AS same_order
+  FROM (SELECT *, count(*) OVER () AS attcount FROM pg_attribute
+         WHERE attrelid = 'pg_stat_statements'::regclass AND attnum > 0) s
+  JOIN pg_attribute q USING (attname, atttypid)
+ WHERE q.attrelid = 'pg_stat_queries'::regclass AND q.attnum > 0;
 
 -- The settings tools read show pg_stat_queries' values, and cannot be set
 SELECT current_setting('pg_stat_statements.max') = current_setting('pg_stat_queries.max') AS max,
