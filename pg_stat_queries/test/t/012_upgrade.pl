@@ -212,8 +212,10 @@ if ($with_legacy)
 	# ---- 1.1, which keeps its entries in PostgreSQL's statistics file
 	use_library('legacy');
 	$node->start;
+	# the SQL definitions 1.1 came with, which later libraries serve too
 	$node->safe_psql('postgres',
-		'CREATE EXTENSION pg_stat_queries; CREATE TABLE upg_t (a int, b text)');
+		"CREATE EXTENSION pg_stat_queries VERSION '1.1'; CREATE TABLE upg_t (a int, b text)"
+	);
 	workload(5);
 	$pg = pg_stats();
 	$ours = our_stats();
