@@ -11,6 +11,9 @@ $node->init;
 my $sharedir = `pg_config --sharedir`;
 chomp $sharedir;
 my $path = "$sharedir/pg_stat_queries_compat:\$system";
+# the drop-in presents contrib's version of the server's major version
+my $pg_major = (split(/[.\s]/, `pg_config --version`))[1] =~ s/\D.*//r;
+my $compat_version = $pg_major == 18 ? '1.12' : '1.13';
 
 # Start (or restart) the node with these preloaded libraries
 sub restart_with
@@ -87,7 +90,7 @@ $node->command_ok(
 is( $node->safe_psql(
 		'restored',
 		"SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'"),
-	'1.12',
+	$compat_version,
 	'restored as the drop-in');
 is( $node->safe_psql(
 		'restored',
