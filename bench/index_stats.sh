@@ -37,7 +37,8 @@
 #                 at its default
 #   io_uring      io_method=io_uring, everything else at its default (needs
 #                 a build --with-liburing: scripts/install-postgres release)
-#   worker-tuned  io_method=worker, io_workers=8, effective_io_concurrency=64
+#   worker-tuned  io_method=worker, io_workers=8 (io_min_workers on 19),
+#                 effective_io_concurrency=64
 #                 (not a default; not in the default list)
 #
 # Results (in OUT_DIR), written by bench/index_stats_report.py:
@@ -308,8 +309,13 @@ apply_config() {
 		io_uring) io=io_uring ;;
 		worker-tuned) workers=8 eic=64 ;;
 	esac
+	# PostgreSQL 19 sizes its worker pool between io_min_workers and
+	# io_max_workers; 18 has io_workers
+	local workers_setting=io_workers
+	[ "$(psql_bench -At -c "SELECT count(*) FROM pg_settings WHERE name = 'io_min_workers'")" = 1 ] &&
+		workers_setting=io_min_workers
 	psql_bench -c "ALTER SYSTEM SET io_method = '$io'" \
-		-c "ALTER SYSTEM SET io_workers = $workers" \
+		-c "ALTER SYSTEM SET $workers_setting = $workers" \
 		-c "ALTER SYSTEM SET effective_io_concurrency = $eic"
 	pg_ctl_bench restart -m fast
 	[ "$(psql_bench -At -c "SHOW io_method")" = "$io" ] || die "io_method is not $io after the restart"
