@@ -8,7 +8,7 @@
 #ifndef PGSQ_COUNTERS_H
 #define PGSQ_COUNTERS_H
 
-#include "pg_stat_queries.h"
+#include "entry.h"
 #include "executor/instrument.h"
 #include "jit/jit.h"
 

@@ -16,7 +16,10 @@
  */
 #include "postgres.h"
 
+#include "entrycount.h"
 #include "eviction.h"
+#include "usage.h"
+#include "ring.h"
 #include "qtext.h"
 #include "settings.h"
 #include "store.h"
@@ -25,26 +28,17 @@
 #include "storage/shmem.h"
 #include "utils/timestamp.h"
 
-/* Usage count cap: an entry unused for this many passes is evicted */
-#define PGSQ_USAGE_MAX 5
-
 /* Sweep from this fill level of max, in percent ... */
 #define PGSQ_SWEEP_START_PCT 95
 
 /* ... until back down to this one */
 #define PGSQ_SWEEP_STOP_PCT 90
 
-/* Hard bound on the table: max plus this percentage */
-#define PGSQ_OVERSHOOT_PCT 5
-
 /* Entries a slice may process (decay or evict), at least */
 #define PGSQ_SLICE_MIN 1024
 
 /* Victims a scan may choose ahead for later slices */
 #define PGSQ_VICTIM_QUEUE_SIZE 4096
-
-/* num_entries before the first pass after startup has counted them */
-#define PGSQ_COUNT_UNKNOWN (PG_INT64_MAX / 4)
 
 /*
  * Every this many passes, one scans the whole hash even if the ring is
@@ -56,25 +50,7 @@
 #define PGSQ_FULL_PASS_EVERY 16
 #define PGSQ_FULL_PASS_MIN_INTERVAL_MS 10000
 
-/* The ring holds this many times the bound at startup, at least its minimum */
-#define PGSQ_RING_PER_ENTRY 2
-#define PGSQ_RING_MIN 4096
-
-/*
- * A dropped entry stays in the shared hash until its last reference is
- * released.  PostgreSQL 18 leaks it there if it was reused (reinitialized)
- * by a new statement with the same key and dropped again while an older
- * reference was still held: the release of that older reference sees a
- * newer generation and leaves the entry alone, with no reference left.
- * Eviction drops and reuses keys often enough to hit this.  Such an orphan
- * costs one entry's memory until its key is reused; it cannot be told
- * apart safely from an entry whose last referrer is about to free it, so we
- * free orphans only at shutdown, in the checkpointer, when no backend is
- * left (the statistics file must not see them).
- */
-#define PGSQ_ORPHANS_MAX 256
-
-/* An entry chosen for eviction, or an orphan to free */
+/* An entry chosen for eviction */
 typedef struct Victim
 {
 	Oid			dboid;
@@ -96,39 +72,9 @@ typedef struct VictimQueue
 	Victim		victims[PGSQ_VICTIM_QUEUE_SIZE];
 } VictimQueue;
 
-/*
- * The ring of our entries' object ids, in shared memory: the hand of the
- * clock.  Creating an entry adds its id; the sweep takes ids from the other
- * end, visits their entries and adds back those that survive, so a pass of
- * the ring visits our entries only, each with one lookup, instead of a scan
- * of the statistics system's whole hash (every kind's entries, every
- * partition lock).  Any backend may add (a compare-and-exchange reserves a
- * position, the slot's seq says when it is written); only the backend
- * holding sweep->sweeping takes.  Ids of entries dropped meanwhile are
- * skipped when taken.  An id that does not fit (the ring is full, as when
- * max was raised far above its value at startup) makes the ring incomplete:
- * passes scan the whole hash again, and the next one that starts refills
- * the ring.
- */
-typedef struct RingSlot
-{
-	pg_atomic_uint64 seq;		/* position + 1 once objid is written */
-	uint64		objid;
-} RingSlot;
-
-typedef struct SweepRing
-{
-	pg_atomic_uint64 head;		/* next position to write */
-	pg_atomic_uint64 tail;		/* next position to take */
-	pg_atomic_uint32 complete;	/* every live entry has its id in the ring */
-	uint32		capacity;		/* slots, set once by the postmaster */
-} SweepRing;
-
 /* The sweep's shared state; all atomics but the queue (see above) */
 typedef struct SweepState
 {
-	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
-	pg_atomic_uint64 created_entries;	/* entries created so far */
 	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
 	pg_atomic_uint64 pass_evicted;	/* entries evicted by the current pass */
 	pg_atomic_uint32 gc_owed;	/* evictions since the sweep's last gc request */
@@ -145,35 +91,6 @@ typedef struct SweepState
 } SweepState;
 
 static SweepState *sweep = NULL;
-static SweepRing *ring = NULL;
-static RingSlot *ring_slots = NULL;
-
-/* The ring's size as the postmaster reserved it (0 elsewhere) */
-static uint32 ring_capacity_reserved = 0;
-
-/* The hard bound on the number of entries */
-static inline uint64
-entry_bound(void)
-{
-	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
-}
-
-/*
- * Ids the ring holds: sized once, from max at server start.  Shared memory
- * is reserved once, and max may change at reload: the postmaster keeps the
- * size it reserved for later startups after a crash, and other processes
- * read the size from shared memory.
- */
-static uint32
-ring_capacity(void)
-{
-	uint64		wanted = entry_bound() * PGSQ_RING_PER_ENTRY;
-
-	if (ring_capacity_reserved == 0)
-		ring_capacity_reserved = (uint32) Min(Max(wanted, PGSQ_RING_MIN),
-											  PG_UINT32_MAX / 2);
-	return ring_capacity_reserved;
-}
 
 /* Bytes of shared memory for the sweep's state, victim queue and ring */
 Size
@@ -181,8 +98,8 @@ pgsq_eviction_shmem_size(void)
 {
 	/* each structure starts on a cache line of its own */
 	return add_size(add_size(CACHELINEALIGN(sizeof(SweepState)),
-							 CACHELINEALIGN(sizeof(SweepRing))),
-					CACHELINEALIGN(mul_size(ring_capacity(), sizeof(RingSlot))));
+							 pgsq_entry_count_shmem_size()),
+					pgsq_ring_shmem_size(pgsq_entry_bound()));
 }
 
 /* Create or find the sweep's state (caller holds AddinShmemInitLock) */
@@ -191,27 +108,8 @@ pgsq_eviction_shmem_startup(void)
 {
 	bool		found;
 
-	ring = ShmemInitStruct("pg_stat_queries sweep ring", sizeof(SweepRing),
-						   &found);
-	if (!found)
-	{
-		pg_atomic_init_u64(&ring->head, 0);
-		pg_atomic_init_u64(&ring->tail, 0);
-		/* entries restored from disk are not in it: the first pass scans */
-		pg_atomic_init_u32(&ring->complete, 0);
-		ring->capacity = ring_capacity();
-	}
-	ring_slots = ShmemInitStruct("pg_stat_queries sweep ring slots",
-								 mul_size(ring->capacity, sizeof(RingSlot)),
-								 &found);
-	if (!found)
-	{
-		for (uint32 i = 0; i < ring->capacity; i++)
-		{
-			pg_atomic_init_u64(&ring_slots[i].seq, 0);
-			ring_slots[i].objid = 0;
-		}
-	}
+	pgsq_ring_shmem_startup(pgsq_entry_bound());
+	pgsq_entry_count_shmem_startup();
 
 	sweep = ShmemInitStruct("pg_stat_queries sweep", sizeof(SweepState),
 							&found);
@@ -221,9 +119,6 @@ pgsq_eviction_shmem_startup(void)
 	pg_atomic_init_u32(&sweep->full_pass, 1);
 	pg_atomic_init_u64(&sweep->last_full_pass, 0);
 	pg_atomic_init_u64(&sweep->ring_pass_end, 0);
-	/* entries restored from disk are counted by the first pass */
-	pg_atomic_init_u64(&sweep->num_entries, PGSQ_COUNT_UNKNOWN);
-	pg_atomic_init_u64(&sweep->created_entries, 0);
 	pg_atomic_init_u32(&sweep->pass, 1);
 	pg_atomic_init_u64(&sweep->pass_evicted, 0);
 	pg_atomic_init_u32(&sweep->gc_owed, 0);
@@ -237,120 +132,6 @@ pgsq_eviction_shmem_startup(void)
 }
 
 /*
- * Add an entry's id to the ring; if it is full, mark the ring incomplete.
- * Any backend; never waits.
- */
-static void
-ring_push(uint64 objid)
-{
-	uint64		head = pg_atomic_read_u64(&ring->head);
-	RingSlot   *slot;
-
-	do
-	{
-		/* the tail read may be old: it errs towards "full" */
-		if (head - pg_atomic_read_u64(&ring->tail) >= ring->capacity)
-		{
-			pg_atomic_write_u32(&ring->complete, 0);
-			return;
-		}
-	} while (!pg_atomic_compare_exchange_u64(&ring->head, &head, head + 1));
-
-	slot = &ring_slots[head % ring->capacity];
-	slot->objid = objid;
-	pg_write_barrier();
-	pg_atomic_write_u64(&slot->seq, head + 1);
-}
-
-/*
- * Take the oldest id from the ring, if it is there and written.  Only the
- * backend holding sweep->sweeping.
- */
-static bool
-ring_take(uint64 *objid)
-{
-	uint64		tail = pg_atomic_read_u64(&ring->tail);
-	RingSlot   *slot = &ring_slots[tail % ring->capacity];
-
-	if (tail == pg_atomic_read_u64(&ring->head) ||
-		pg_atomic_read_u64(&slot->seq) != tail + 1)
-		return false;			/* empty, or a writer is about to finish */
-	pg_read_barrier();
-	*objid = slot->objid;
-	/* the slot may be written again once the tail has passed it */
-	pg_memory_barrier();
-	pg_atomic_write_u64(&ring->tail, tail + 1);
-	return true;
-}
-
-/* Forget every id in the ring; the sweep refills it.  Only the sweeper */
-static void
-ring_clear(void)
-{
-	pg_atomic_write_u64(&ring->tail, pg_atomic_read_u64(&ring->head));
-	pg_atomic_write_u32(&ring->complete, 1);
-}
-
-/* Entries created so far, by any backend */
-uint64
-pgsq_created_entries(void)
-{
-	return pg_atomic_read_u64(&sweep->created_entries);
-}
-
-/*
- * Reserve room for an entry a backend is about to create, and say whether
- * there is any.  Backends check for room before, but several may pass that
- * check at once: the count is raised only while it is below the bound, so
- * the table never holds more entries than that, not even for a moment.  The
- * caller then either creates the entry and has it swept (pgsq_entry_created)
- * or gives the room back (pgsq_entry_not_created).
- */
-bool
-pgsq_reserve_entry(void)
-{
-	uint64		count;
-
-	/* first: a pass that recounts meanwhile errs high, never low */
-	pg_atomic_add_fetch_u64(&sweep->created_entries, 1);
-	count = pg_atomic_read_u64(&sweep->num_entries);
-	do
-	{
-		if (count >= entry_bound() && count < PGSQ_COUNT_UNKNOWN / 2)
-			return false;
-	} while (!pg_atomic_compare_exchange_u64(&sweep->num_entries, &count,
-											 count + 1));
-	return true;
-}
-
-/* An entry was created in the room reserved for it: it goes into the ring */
-void
-pgsq_entry_created(uint64 objid)
-{
-	ring_push(objid);
-}
-
-/*
- * An entry restored at startup (savefile.c), created without room reserved:
- * the bound does not refuse what was saved, the sweep brings the count back
- * within max.  Counted like a creation, and put in the ring.
- */
-void
-pgsq_entry_restored(uint64 objid)
-{
-	pg_atomic_add_fetch_u64(&sweep->created_entries, 1);
-	pg_atomic_add_fetch_u64(&sweep->num_entries, 1);
-	ring_push(objid);
-}
-
-/* No entry was created in the room reserved: give it back */
-void
-pgsq_entry_not_created(void)
-{
-	pgsq_entries_removed(1);
-}
-
-/*
  * A full reset emptied the table: evictions earlier in the current pass say
  * nothing about the entries that follow it.
  */
@@ -358,107 +139,6 @@ void
 pgsq_sweep_after_full_reset(void)
 {
 	pg_atomic_write_u64(&sweep->pass_evicted, 0);
-}
-
-/* Note that a reset or eviction dropped entries; never below zero */
-void
-pgsq_entries_removed(int64 count)
-{
-	uint64		old = pg_atomic_read_u64(&sweep->num_entries);
-
-	while (!pg_atomic_compare_exchange_u64(&sweep->num_entries, &old,
-										   old > (uint64) count ? old - count : 0))
-		;
-}
-
-/*
- * Raise an entry's usage count, up to the cap, after a merge of executions
- * of a statement that has run more than once: more than one execution in
- * this merge, or any after earlier ones.  A statement run once gets no raise
- * (its execution set the count already, pgsq_entry_used), so it survives no
- * pass longer than needed; a statement that keeps coming back, even if
- * every backend runs it only now and then, gains a pass with every merge.
- * That sets it apart from one-off statements when passes follow each other
- * quickly, as they do once a pass over a just-filled table found nothing
- * to evict.
- */
-void
-pgsq_touch_entry(PgsqSharedEntry *entry, int64 calls, int64 calls_before)
-{
-	uint32		usage = pg_atomic_read_u32(&entry->usage);
-
-	if ((calls > 1 || (calls > 0 && calls_before > 0)) &&
-		usage < PGSQ_USAGE_MAX)
-		pg_atomic_write_u32(&entry->usage, usage + 1);
-}
-
-/*
- * An execution of a statement: if its entry's count is zero (new, or aged
- * by the sweep since it was last used), mark it used.  Merges come up to a
- * second after executions, and under heavy churn a pass can take less than
- * that.  This writes at most once per entry and pass: a known statement's
- * execution otherwise only reads the count.
- */
-void
-pgsq_entry_used(PgsqSharedEntry *entry)
-{
-	if (unlikely(pg_atomic_read_u32(&entry->usage) == 0))
-		pg_atomic_write_u32(&entry->usage, 1);
-}
-
-/* Is this a dropped entry of ours that nobody references? */
-static bool
-is_orphan(PgStatShared_HashEntry *hent)
-{
-	return hent->key.kind == PGSQ_STATS_KIND && hent->dropped &&
-		pg_atomic_read_u32(&hent->refcount) == 0;
-}
-
-/*
- * Free orphaned entries: revive each one (the statistics system reuses a
- * dropped entry when asked to create its key) and drop it again, this time
- * as its only referrer, which frees it.  If the key is live again, leave it.
- */
-static void
-free_orphans(Victim *orphans, int count)
-{
-	for (int i = 0; i < count; i++)
-	{
-		bool		created;
-
-		(void) pgstat_get_entry_ref(PGSQ_STATS_KIND, orphans[i].dboid,
-									orphans[i].objid, true, &created);
-		if (created)
-			(void) pgsq_drop_entry(orphans[i].dboid, orphans[i].objid);
-	}
-}
-
-/* Free every orphaned entry; only at shutdown, when no backend is left */
-void
-pgsq_free_all_orphans(void)
-{
-	Victim	   *orphans = palloc(PGSQ_ORPHANS_MAX * sizeof(Victim));
-	int			count;
-
-	do
-	{
-		dshash_seq_status hstat;
-		PgStatShared_HashEntry *hent;
-
-		count = 0;
-		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-		while ((hent = dshash_seq_next(&hstat)) != NULL && count < PGSQ_ORPHANS_MAX)
-		{
-			if (!is_orphan(hent))
-				continue;
-			orphans[count].dboid = hent->key.dboid;
-			orphans[count].objid = hent->key.objid;
-			count++;
-		}
-		dshash_seq_term(&hstat);
-		free_orphans(orphans, count);
-	} while (count == PGSQ_ORPHANS_MAX);
-	pfree(orphans);
 }
 
 /*
@@ -536,7 +216,7 @@ still_evictable(Victim *victim)
 		else
 			same_life = true;	/* being merged into: in use, and kept */
 		if (same_life && !evict)
-			ring_push(victim->objid);
+			pgsq_ring_push(victim->objid);
 	}
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 	return evict;
@@ -705,7 +385,7 @@ scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 						out->nvictims < evict_now))
 			out->nvictims++;
 		else
-			ring_push(hent->key.objid);
+			pgsq_ring_push(hent->key.objid);
 	}
 	dshash_seq_term(&hstat);
 }
@@ -729,12 +409,12 @@ ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 		PgStat_HashKey hkey;
 		PgStatShared_HashEntry *hent;
 
-		if (pg_atomic_read_u64(&ring->tail) >= pass_end)
+		if (pgsq_ring_tail() >= pass_end)
 		{
 			out->finished = true;
 			break;
 		}
-		if (!ring_take(&objid))
+		if (!pgsq_ring_take(&objid))
 			break;				/* an id is being written: next slice */
 		hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
 		hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
@@ -751,7 +431,7 @@ ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 								out->nvictims < evict_now))
 					out->nvictims++;
 				else
-					ring_push(objid);
+					pgsq_ring_push(objid);
 			}
 		}
 		dshash_release_lock(pgStatLocal.shared_hash, hent);
@@ -772,9 +452,9 @@ sweep_slice(void)
 {
 	uint32		pass = pg_atomic_read_u32(&sweep->pass);
 	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 4);
-	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
+	uint64		count = pgsq_entry_count();
 	uint64		low_water = (uint64) pgsq_max * PGSQ_SWEEP_STOP_PCT / 100;
-	bool		counting = count >= PGSQ_COUNT_UNKNOWN / 2;
+	bool		counting = !pgsq_entry_count_known(count);
 	int64		needed = (counting || count <= low_water) ? 0 :
 		(int64) (count - low_water);
 	int			from_queue = 0;
@@ -811,18 +491,18 @@ sweep_slice(void)
 
 		if (pass % PGSQ_FULL_PASS_EVERY == 0)
 			began = GetCurrentTimestamp();
-		full = counting || !pg_atomic_read_u32(&ring->complete) ||
+		full = counting || !pgsq_ring_complete() ||
 			(began != 0 && full_pass_due(began));
 		if (full)
 		{
-			ring_clear();
+			pgsq_ring_clear();
 			if (began == 0)
 				began = GetCurrentTimestamp();
 			pg_atomic_write_u64(&sweep->last_full_pass, (uint64) began);
 		}
 		pg_atomic_write_u32(&sweep->full_pass, full);
 		pg_atomic_write_u64(&sweep->ring_pass_end,
-							pg_atomic_read_u64(&ring->head));
+							pgsq_ring_head());
 		pg_atomic_write_u32(&sweep->pass_begun, 1);
 	}
 	full = pg_atomic_read_u32(&sweep->full_pass) != 0;
@@ -842,7 +522,7 @@ sweep_slice(void)
 	wanted = Min(slice, PGSQ_VICTIM_QUEUE_SIZE);
 	if (!full)
 		wanted = (int) Min(wanted, needed - from_queue);
-	created_before = pg_atomic_read_u64(&sweep->created_entries);
+	created_before = pgsq_created_entries();
 
 	/* the first evict_now victims are evicted at once, the rest queued */
 	evict_now = counting ? wanted : (int) Min(wanted, needed - from_queue);
@@ -881,11 +561,11 @@ sweep_slice(void)
 		 */
 		if (full && !keep_count)
 		{
-			uint64		created_meanwhile = pg_atomic_read_u64(&sweep->created_entries) -
+			uint64		created_meanwhile = pgsq_created_entries() -
 				created_before;
 
-			pg_atomic_write_u64(&sweep->num_entries,
-								Max(visits.live - evict_now, 0) + created_meanwhile);
+			pgsq_set_entry_count(Max(visits.live - evict_now, 0) +
+								 created_meanwhile);
 		}
 		/* as pg_stat_statements' dealloc: only passes that evicted */
 		if (pass_evicted > 0)
@@ -940,7 +620,7 @@ pass_may_go_on(uint64 count, bool nested)
 {
 	TimestampTz earliest;
 
-	if (count >= entry_bound() && !pg_atomic_read_u32(&sweep->last_pass_idle))
+	if (count >= pgsq_entry_bound() && !pg_atomic_read_u32(&sweep->last_pass_idle))
 		return true;
 	earliest = TimestampTzPlusMilliseconds((TimestampTz) pg_atomic_read_u64(&sweep->last_pass_end),
 										   pgsq_min_sweep_interval);
@@ -952,7 +632,7 @@ pass_may_go_on(uint64 count, bool nested)
 void
 pgsq_maybe_sweep(bool nested)
 {
-	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
+	uint64		count = pgsq_entry_count();
 
 	if (count < (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100 ||
 		!pass_may_go_on(count, nested))
@@ -964,7 +644,7 @@ pgsq_maybe_sweep(bool nested)
 static inline bool
 count_below_bound(uint64 count)
 {
-	return count < entry_bound() || count >= PGSQ_COUNT_UNKNOWN / 2;
+	return count < pgsq_entry_bound() || !pgsq_entry_count_known(count);
 }
 
 /*
@@ -975,12 +655,12 @@ count_below_bound(uint64 count)
 bool
 pgsq_room_for_new_entry(bool nested)
 {
-	uint64		count = pg_atomic_read_u64(&sweep->num_entries);
+	uint64		count = pgsq_entry_count();
 
 	if (count_below_bound(count))
 		return true;
 	if (!pass_may_go_on(count, nested))
 		return false;
 	try_sweep_slice();
-	return pg_atomic_read_u64(&sweep->num_entries) < entry_bound();
+	return pgsq_entry_count() < pgsq_entry_bound();
 }

@@ -20,7 +20,7 @@
  */
 #include "postgres.h"
 
-#include "eviction.h"
+#include "entrycount.h"
 #include "legacy.h"
 #include "qtext.h"
 #include "rare.h"

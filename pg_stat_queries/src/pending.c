@@ -18,6 +18,7 @@
 
 #include "counters.h"
 #include "eviction.h"
+#include "usage.h"
 #include "pending.h"
 #include "qtext.h"
 #include "refs.h"

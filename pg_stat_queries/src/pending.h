@@ -8,7 +8,7 @@
 #ifndef PGSQ_PENDING_H
 #define PGSQ_PENDING_H
 
-#include "pg_stat_queries.h"
+#include "entry.h"
 #include "executor/instrument.h"
 #include "jit/jit.h"
 #include "textsource.h"

@@ -45,6 +45,7 @@
 #include "pending.h"
 #include "qtext.h"
 #include "refs.h"
+#include "restore.h"
 #include "savefile.h"
 #include "settings.h"
 #include "storage/ipc.h"
@@ -54,7 +55,6 @@
 
 PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
 
-PgsqSharedState *pgsq_state = NULL;
 
 /*
  * The fields a merge touches lie in an entry's first three cache lines (see
@@ -131,7 +131,7 @@ pgsq_init_backend_cb(void)
 	if (MyBackendType == B_CHECKPOINTER)
 		pgstat_report_fixed = true;
 	if (MyBackendType == B_BACKEND)
-		pgsq_savefile_restore();
+		pgsq_restore_saved();
 }
 
 /*
@@ -153,7 +153,7 @@ pgsq_flush_static_cb(bool nowait)
 		pgsq_flush_refused();
 	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
 	{
-		pgsq_savefile_restore();
+		pgsq_restore_saved();
 		pgsq_free_all_orphans();
 		pgsq_savefile_write();
 	}

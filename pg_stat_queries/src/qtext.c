@@ -70,6 +70,9 @@ static Size spare_bytes = 0;
 
 static dsa_area *text_area = NULL;
 
+/* Our fixed shared state (entry.h), with the text area's first segment */
+PgsqSharedState *pgsq_state = NULL;
+
 /* Bytes of fixed shared memory we need, DSA start included */
 Size
 pgsq_qtext_shmem_size(void)

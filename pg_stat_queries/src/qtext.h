@@ -8,7 +8,7 @@
 #ifndef PGSQ_QTEXT_H
 #define PGSQ_QTEXT_H
 
-#include "pg_stat_queries.h"
+#include "entry.h"
 #include "utils/dsa.h"
 
 /*

@@ -8,7 +8,7 @@
 #ifndef PGSQ_RARE_H
 #define PGSQ_RARE_H
 
-#include "pg_stat_queries.h"
+#include "entry.h"
 #include "utils/dsa.h"
 
 extern PgsqRareCounters *pgsq_rare_for_merge(PgsqSharedEntry *entry);

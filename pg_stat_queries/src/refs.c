@@ -19,7 +19,9 @@
 
 #include "access/xact.h"
 #include "counters.h"
+#include "entrycount.h"
 #include "eviction.h"
+#include "usage.h"
 #include "lib/dshash.h"
 #include "qtext.h"
 #include "refs.h"

@@ -8,7 +8,7 @@
 #ifndef PGSQ_REFS_H
 #define PGSQ_REFS_H
 
-#include "pg_stat_queries.h"
+#include "entry.h"
 #include "store.h"
 #include "textsource.h"
 

@@ -9,7 +9,6 @@
 #define PGSQ_SAVEFILE_H
 
 extern void pgsq_savefile_at_startup(void);
-extern void pgsq_savefile_restore(void);
 extern void pgsq_savefile_write(void);
 
 #endif							/* PGSQ_SAVEFILE_H */

@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "entrycount.h"
 #include "eviction.h"
 #include "lib/dshash.h"
 #include "qtext.h"

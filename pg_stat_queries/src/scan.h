@@ -8,7 +8,7 @@
 #ifndef PGSQ_SCAN_H
 #define PGSQ_SCAN_H
 
-#include "pg_stat_queries.h"
+#include "entry.h"
 #include "datatype/timestamp.h"
 
 /* Which entries a reset applies to; zero fields match everything */

@@ -329,3 +329,79 @@ pgsq_restore_entry(const PgsqEntryData *data, const PgsqRareCounters *rare,
 	pgsq_text_discard(text);
 	return false;
 }
+
+/*
+ * A dropped entry stays in the shared hash until its last reference is
+ * released.  PostgreSQL 18 leaks it there if it was reused (reinitialized)
+ * by a new statement with the same key and dropped again while an older
+ * reference was still held: the release of that older reference sees a
+ * newer generation and leaves the entry alone, with no reference left.
+ * Eviction drops and reuses keys often enough to hit this.  Such an orphan
+ * costs one entry's memory until its key is reused; it cannot be told
+ * apart safely from an entry whose last referrer is about to free it, so we
+ * free orphans only at shutdown, in the checkpointer, when no backend is
+ * left (the statistics file must not see them).
+ */
+#define PGSQ_ORPHANS_MAX 256
+
+/* An orphan to free */
+typedef struct Orphan
+{
+	Oid			dboid;
+	uint64		objid;
+} Orphan;
+
+/* Is this a dropped entry of ours that nobody references? */
+static bool
+is_orphan(PgStatShared_HashEntry *hent)
+{
+	return hent->key.kind == PGSQ_STATS_KIND && hent->dropped &&
+		pg_atomic_read_u32(&hent->refcount) == 0;
+}
+
+/*
+ * Free orphaned entries: revive each one (the statistics system reuses a
+ * dropped entry when asked to create its key) and drop it again, this time
+ * as its only referrer, which frees it.  If the key is live again, leave it.
+ */
+static void
+free_orphans(const Orphan *orphans, int count)
+{
+	for (int i = 0; i < count; i++)
+	{
+		bool		created;
+
+		(void) pgstat_get_entry_ref(PGSQ_STATS_KIND, orphans[i].dboid,
+									orphans[i].objid, true, &created);
+		if (created)
+			(void) pgsq_drop_entry(orphans[i].dboid, orphans[i].objid);
+	}
+}
+
+/* Free every orphaned entry; only at shutdown, when no backend is left */
+void
+pgsq_free_all_orphans(void)
+{
+	Orphan	   *orphans = palloc(PGSQ_ORPHANS_MAX * sizeof(Orphan));
+	int			count;
+
+	do
+	{
+		dshash_seq_status hstat;
+		PgStatShared_HashEntry *hent;
+
+		count = 0;
+		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+		while ((hent = dshash_seq_next(&hstat)) != NULL && count < PGSQ_ORPHANS_MAX)
+		{
+			if (!is_orphan(hent))
+				continue;
+			orphans[count].dboid = hent->key.dboid;
+			orphans[count].objid = hent->key.objid;
+			count++;
+		}
+		dshash_seq_term(&hstat);
+		free_orphans(orphans, count);
+	} while (count == PGSQ_ORPHANS_MAX);
+	pfree(orphans);
+}

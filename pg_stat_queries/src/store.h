@@ -8,7 +8,7 @@
 #ifndef PGSQ_STORE_H
 #define PGSQ_STORE_H
 
-#include "pg_stat_queries.h"
+#include "entry.h"
 #include "lib/dshash.h"
 
 /* Outcome of creating an entry without a reference */
@@ -40,6 +40,7 @@ extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
 												 dsa_pointer text);
 extern dsa_pointer pgsq_close_entry(PgsqSharedEntry *entry);
 extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
+extern void pgsq_free_all_orphans(void);
 extern bool pgsq_restore_entry(const PgsqEntryData *data,
 							   const PgsqRareCounters *rare,
 							   dsa_pointer text);

@@ -8,7 +8,7 @@
 #ifndef PGSQ_TEXTSOURCE_H
 #define PGSQ_TEXTSOURCE_H
 
-#include "pg_stat_queries.h"
+#include "entry.h"
 #include "nodes/queryjumble.h"
 #include "utils/dsa.h"
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * pg_stat_queries.h
+ * entry.h
  *		Types shared by several modules of pg_stat_queries.
  *
  * One statement is identified by (userid, dbid, queryid, toplevel), as in
@@ -10,12 +10,14 @@
  *	  every execution without touching shared memory;
  *	- PgsqSharedEntry in the cumulative statistics system's shared hash
  *	  (store.c), where pending counters are merged in batches;
- *	- the query text, in a hash of our own in shared memory (qtext.c).
+ *	- the query text, in a DSA area of our own in shared memory (qtext.c).
  *
+ * Only types and inline functions: no module of its own.  The entry file,
+ * pg_stat_queries.c, wires the modules; nothing includes its header.
  *-------------------------------------------------------------------------
  */
-#ifndef PG_STAT_QUERIES_H
-#define PG_STAT_QUERIES_H
+#ifndef PGSQ_ENTRY_H
+#define PGSQ_ENTRY_H
 
 #include "compat.h"
 #include "histogram.h"
@@ -259,7 +261,10 @@ typedef struct PgsqSharedState
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */
 } PgsqSharedState;
 
-/* Our fixed shared state, set up by pg_stat_queries.c */
+/*
+ * Our fixed shared state, set up by pg_stat_queries.c; defined in qtext.c,
+ * the lowest module that uses it (its text area lives inside it).
+ */
 extern PgsqSharedState *pgsq_state;
 
 /* Is the library loaded through shared_preload_libraries? */
@@ -269,4 +274,4 @@ pgsq_store_ready(void)
 	return pgsq_state != NULL;
 }
 
-#endif							/* PG_STAT_QUERIES_H */
+#endif							/* PGSQ_ENTRY_H */
