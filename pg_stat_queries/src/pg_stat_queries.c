@@ -9,26 +9,10 @@
  * shared_preload_libraries; when it is not, CREATE EXTENSION still works
  * and the SQL functions report that the library is missing.
  *
- * Modules depend on each other in one direction, from top to bottom; a
- * module includes the headers of modules below it only:
- *
- *	pg_stat_queries.c	this file: wiring
- *	functions.c			SQL functions
- *	hooks.c				planner, executor and utility hooks
- *	pending.c			backend-local pending counters and their flush
- *	refs.c				references to entries, creating entries
- *	textsource.c		the text stored for a statement
- *	savefile.c			our statistics across a clean shutdown, in our file
- *	legacy.c			what version 1.1 saved, converted once
- *	scan.c				reading and resetting all entries
- *	eviction.c			clock sweep within pg_stat_queries.max
- *	store.c				our entries in the statistics system's hash
- *	counters.c			counter arithmetic
- *	rare.c				rare counters beside an entry
- *	qtext.c				query texts in shared memory
- *	histogram.c, measure.c, inflight.c, normalize.c, settings.c	leaves
- *	pg_stat_queries.h	types shared by several modules (with histogram.h's);
- *						compat.h
+ * Modules depend on each other in one direction, from top to bottom, and
+ * nothing includes this file's header (there is none): the order is
+ * written once, in docs/design.md ("Module dependencies"), and checked by
+ * scripts/module-graph.
  *
  * docs/design.md explains the design and the locking rules.
  *
