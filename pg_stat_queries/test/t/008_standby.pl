@@ -40,7 +40,14 @@ sub calls_of
 	);
 }
 
-is(calls_of($standby, $text_standby), '5', 'standby counts its own statements');
+# another session's counts are merged when it exits, which may finish after
+# psql returned: wait for them (README: visible within a few seconds)
+ok( $standby->poll_query_until('postgres',
+		"SELECT coalesce(sum(calls), 0) = 5 FROM pg_stat_queries WHERE query = '$text_standby'"),
+	'standby counts its own statements');
+ok( $primary->poll_query_until('postgres',
+		"SELECT coalesce(sum(calls), 0) = 3 FROM pg_stat_queries WHERE query = '$text_primary'"),
+	'the primary has merged its own');
 is(calls_of($standby, $text_primary), '0',
 	'primary statements are not replicated to the standby');
 is(calls_of($primary, $text_standby), '0',
