@@ -28,14 +28,16 @@ include $(PGXS)
 # PGXS does not track header dependencies: rebuild everything when one changes
 $(OBJS): $(wildcard $(srcdir)/src/*.h)
 
-# Objects compiled against another major version of PostgreSQL (the same tree
-# is built for 18 and 19) are rebuilt: .built-for-pg holds the version they
-# are for, and is rewritten, so newer than every object, when it changes.
-# (A stamp named after the version would not do: PGXS declares every target
-# .SECONDARY, and a missing secondary prerequisite does not force a rebuild.)
+# Objects compiled against another PostgreSQL installation (the same tree is
+# built for 18 and 19, assert and release builds) are rebuilt: .built-for-pg
+# names the major version and installation they are for, and is rewritten,
+# so newer than every object, when that changes.  (A stamp named after them
+# would not do: PGXS declares every target .SECONDARY, and a missing
+# secondary prerequisite does not force a rebuild.)
+BUILT_FOR = $(MAJORVERSION) $(bindir)
 $(OBJS): .built-for-pg
 .built-for-pg: force-version-check
-	@[ "$$(cat $@ 2>/dev/null)" = "$(MAJORVERSION)" ] || echo "$(MAJORVERSION)" >$@
+	@[ "$$(cat $@ 2>/dev/null)" = "$(BUILT_FOR)" ] || echo "$(BUILT_FOR)" >$@
 .PHONY: force-version-check
 EXTRA_CLEAN += .built-for-pg
 

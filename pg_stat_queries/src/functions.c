@@ -110,23 +110,34 @@ query_text_datum(const PgsqEntryCopy *copy, bool *isnull)
 	return CStringGetTextDatum(converted);
 }
 
-/* A percentile column: NULL without executions since the min/max reset */
-static Datum
-percentile_datum(const PgsqEntryData *e, double fraction, bool *isnull)
+/*
+ * The percentile columns p50, p95, p99, in one walk of the histogram: NULL
+ * without executions since the min/max reset.
+ */
+static int
+put_percentiles(const PgsqEntryData *e, Datum *values, bool *nulls, int col)
 {
+	static const double fractions[3] = {0.50, 0.95, 0.99};
 	const PgsqMainCounters *c = &e->counters;
-	double		value;
+	double		p[3];
 
-	*isnull = true;
 	if (!e->minmax_valid[PGSQ_EXEC])
-		return (Datum) 0;
-	value = pgsq_hist_percentile(&c->exec_hist, fraction,
-								 c->exec.min_time,
-								 c->exec.max_time);
-	if (isnan(value))
-		return (Datum) 0;
-	*isnull = false;
-	return Float8GetDatum(value);
+	{
+		for (int k = 0; k < 3; k++)
+			nulls[col++] = true;
+		return col;
+	}
+	pgsq_hist_percentiles(&c->exec_hist, fractions, 3, c->exec.min_time,
+						  c->exec.max_time, p);
+	for (int k = 0; k < 3; k++)
+	{
+		if (isnan(p[k]))
+			nulls[col] = true;
+		else
+			values[col] = Float8GetDatum(p[k]);
+		col++;
+	}
+	return col;
 }
 
 /*
@@ -140,7 +151,7 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 {
 	const PgsqEntryData *e = &copy->data;
 	const PgsqMainCounters *c = &e->counters;
-	const PgsqRareCounters *r = &copy->rare;
+	const PgsqRareCounters *r = copy->rare;
 	int			col = 0;
 	char		buf[32];
 
@@ -216,12 +227,7 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	values[col++] = TimestampTzGetDatum(e->minmax_stats_since);
 	values[col] = timestamp_or_null(c->last_executed, &nulls[col]);
 	col++;
-	values[col] = percentile_datum(e, 0.50, &nulls[col]);
-	col++;
-	values[col] = percentile_datum(e, 0.95, &nulls[col]);
-	col++;
-	values[col] = percentile_datum(e, 0.99, &nulls[col]);
-	col++;
+	col = put_percentiles(e, values, nulls, col);
 	Assert(col == (plan_cache_cols ? PGSQ_STATS_COLS : PGSQ_STATS_COLS_1_1));
 }
 

@@ -293,45 +293,53 @@ index_bounds(const PgsqHistogram *h, int index, double min_ms,
 }
 
 /*
- * The time below which the given fraction of executions fall (nearest
- * rank), or NaN if the histogram is empty.  A bucket is reported by the
- * harmonic mean of its bounds, the value whose relative distance to either
- * bound is the same, (gamma - 1) / (gamma + 1); and the result is clamped
- * to the executions' minimum and maximum, which only brings it closer.
+ * The times below which the given fractions of executions fall (nearest
+ * rank), fractions ascending, in one walk of the buckets; NaN if the
+ * histogram is empty.  A bucket is reported by the harmonic mean of its
+ * bounds, the value whose relative distance to either bound is the same,
+ * (gamma - 1) / (gamma + 1); and the result is clamped to the executions'
+ * minimum and maximum, which only brings it closer.
  */
-double
-pgsq_hist_percentile(const PgsqHistogram *h, double fraction,
-					 double min_ms, double max_ms)
+void
+pgsq_hist_percentiles(const PgsqHistogram *h, const double *fractions,
+					  int n, double min_ms, double max_ms, double *out)
 {
 	uint64		total = 0;
-	uint64		rank;
 	uint64		seen = 0;
+	int			k = 0;
 
 	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
 		total += h->counts[i];
 	if (total == 0)
-		return get_float8_nan();
-
-	rank = (uint64) ceil(fraction * (double) total);
-	rank = Max(rank, 1);
-	rank = Min(rank, total);
-	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
 	{
-		seen += h->counts[i];
-		if (seen >= rank)
-		{
-			double		lower;
-			double		upper;
-			double		value;
+		for (k = 0; k < n; k++)
+			out[k] = get_float8_nan();
+		return;
+	}
+	for (int i = 0; i < PGSQ_HIST_BUCKETS && k < n; i++)
+	{
+		double		lower;
+		double		upper;
+		double		value;
 
-			index_bounds(h, i, min_ms, &lower, &upper);
-			value = 2.0 * lower * upper / (lower + upper);
-			if (max_ms >= min_ms)
-				value = Max(Min(value, max_ms), min_ms);
-			return value;
+		seen += h->counts[i];
+		if (h->counts[i] == 0)
+			continue;
+		index_bounds(h, i, min_ms, &lower, &upper);
+		value = 2.0 * lower * upper / (lower + upper);
+		if (max_ms >= min_ms)
+			value = Max(Min(value, max_ms), min_ms);
+		for (; k < n; k++)
+		{
+			uint64		rank = (uint64) ceil(fractions[k] * (double) total);
+
+			rank = Min(Max(rank, 1), total);
+			if (seen < rank)
+				break;
+			out[k] = value;
 		}
 	}
-	pg_unreachable();
+	Assert(k == n);
 }
 
 /* Fill out[] with the non-empty buckets, fastest first; returns how many */

@@ -57,8 +57,9 @@ extern void pgsq_hist_add_slow(PgsqHistogram *h, int bucket);
 extern void pgsq_hist_start(PgsqHistogram *h, double ms);
 extern void pgsq_hist_merge(PgsqHistogram *dst, const PgsqHistogram *src,
 							double src_min_ms, double src_max_ms);
-extern double pgsq_hist_percentile(const PgsqHistogram *h, double fraction,
-								   double min_ms, double max_ms);
+extern void pgsq_hist_percentiles(const PgsqHistogram *h,
+								  const double *fractions, int n,
+								  double min_ms, double max_ms, double *out);
 extern int	pgsq_hist_buckets(const PgsqHistogram *h, double min_ms,
 							  PgsqHistBucket *out);
 

@@ -34,11 +34,21 @@ int
 pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
 					 bool texts, Oid text_user)
 {
+	static const PgsqRareCounters no_rare;
 	dshash_seq_status hstat;
 	PgsqSharedEntry *entry;
 	int			n = 0;
-	int			size = 256;
-	PgsqEntryCopy *result = palloc(size * sizeof(PgsqEntryCopy));
+	uint64		count = pgsq_entry_count();
+	int			size;
+	PgsqEntryCopy *result;
+
+	/*
+	 * Room for every entry at once when their number is known: growing the
+	 * array by doubling copied and faulted in about as much again.
+	 */
+	size = pgsq_entry_count_known(count) && since == 0 ?
+		(int) Min(count + count / 16 + 16, (uint64) INT_MAX / 2) : 256;
+	result = palloc_extended(size * sizeof(PgsqEntryCopy), MCXT_ALLOC_HUGE);
 
 	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 	while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
@@ -55,12 +65,31 @@ pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
 		if (entry->data.stats_since != 0 && entry->data.changed_at >= since)
 		{
 			copy->data = entry->data;
-			pgsq_rare_copy(entry, &copy->rare);
+
+			/*
+			 * Most entries have no rare counters: they share zeros, and only
+			 * the others are copied.
+			 */
+			if (DsaPointerIsValid(entry->rare))
+			{
+				PgsqRareCounters *rare = palloc(sizeof(PgsqRareCounters));
+
+				pgsq_rare_copy(entry, rare);
+				copy->rare = rare;
+			}
+			else
+				copy->rare = &no_rare;
 			copy->query = NULL;
-			copy->text_stored_at = pgsq_text_stored_at(entry);
+
+			/*
+			 * When the text was stored matters to a read of changes only; for
+			 * a full read (since 0) every text is wanted and stored_at is not
+			 * shown, so the text's chunk is not read for it.
+			 */
+			copy->text_stored_at = since != 0 ? pgsq_text_stored_at(entry) : 0;
 			if (texts && (text_user == InvalidOid ||
 						  text_user == entry->data.key.userid) &&
-				(copy->text_stored_at >= since ||
+				(since == 0 || copy->text_stored_at >= since ||
 				 entry->data.stats_since >= since))
 				copy->query = pgsq_text_copy(entry, &copy->text_len,
 											 &copy->encoding,

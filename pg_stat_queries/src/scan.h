@@ -23,7 +23,7 @@ typedef struct PgsqResetFilter
 typedef struct PgsqEntryCopy
 {
 	PgsqEntryData data;
-	PgsqRareCounters rare;
+	const PgsqRareCounters *rare;	/* a copy, or zeros shared by all */
 	char	   *query;			/* text, palloc'd; NULL if none or not wanted */
 	int			text_len;
 	int			encoding;
