@@ -209,14 +209,12 @@ typedef struct PgsqEntryData
 
 /*
  * A shared entry, in the cumulative statistics system's hash.  The
- * statistics system allocates it in its DSA area's 448-byte size class,
+ * statistics system allocates it in its DSA area's 1280-byte size class,
  * 64-byte aligned: the lock, the hints, the key and the start time share
  * the first cache line, and the counters' first fields, up to the
- * histogram's start, the next two (checked in pg_stat_queries.c).  The
- * area packs entries 7 cache lines apart in 64 kB superblocks: an odd
- * stride, so that each of those three lines, over all entries, falls in
- * every set of the CPU caches alike (an even stride, as 640 bytes before,
- * crowds two of them into the even sets).
+ * histogram's start, the next two (checked in pg_stat_queries.c).  A merge
+ * then touches those three lines and the one of the histogram bucket it
+ * adds to.
  */
 typedef struct PgsqSharedEntry
 {

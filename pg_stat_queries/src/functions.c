@@ -111,30 +111,18 @@ query_text_datum(const PgsqEntryCopy *copy, bool *isnull)
 }
 
 /*
- * The percentile columns p50, p95, p99, in one walk of the histogram: NULL
- * without executions since the min/max reset.
+ * The percentile columns p50, p95, p99, computed when the entry was
+ * copied: NULL without executions since the min/max reset.
  */
 static int
-put_percentiles(const PgsqEntryData *e, Datum *values, bool *nulls, int col)
+put_percentiles(const PgsqEntryCopy *copy, Datum *values, bool *nulls, int col)
 {
-	static const double fractions[3] = {0.50, 0.95, 0.99};
-	const PgsqMainCounters *c = &e->counters;
-	double		p[3];
-
-	if (!e->minmax_valid[PGSQ_EXEC])
+	for (int k = 0; k < PGSQ_VIEW_PERCENTILES; k++)
 	{
-		for (int k = 0; k < 3; k++)
-			nulls[col++] = true;
-		return col;
-	}
-	pgsq_hist_percentiles(&c->exec_hist, fractions, 3, c->exec.min_time,
-						  c->exec.max_time, p);
-	for (int k = 0; k < 3; k++)
-	{
-		if (isnan(p[k]))
+		if (isnan(copy->percentiles[k]))
 			nulls[col] = true;
 		else
-			values[col] = Float8GetDatum(p[k]);
+			values[col] = Float8GetDatum(copy->percentiles[k]);
 		col++;
 	}
 	return col;
@@ -227,7 +215,7 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	values[col++] = TimestampTzGetDatum(e->minmax_stats_since);
 	values[col] = timestamp_or_null(c->last_executed, &nulls[col]);
 	col++;
-	col = put_percentiles(e, values, nulls, col);
+	col = put_percentiles(copy, values, nulls, col);
 	Assert(col == (plan_cache_cols ? PGSQ_STATS_COLS : PGSQ_STATS_COLS_1_1));
 }
 

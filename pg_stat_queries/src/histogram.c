@@ -22,26 +22,46 @@
 #include "histogram.h"
 #include "utils/float.h"
 
-/* Mantissa thresholds of the three buckets of a doubling */
-static const uint64 split_of_third[PGSQ_HIST_PER_OCTAVE] = {
-	0, PGSQ_HIST_SPLIT1, PGSQ_HIST_SPLIT2
+/*
+ * Where each bucket of a doubling starts, in 1024ths of the mantissa: the
+ * nearest to 1024 * (2^(j/18) - 1).  Never change these without renaming
+ * the saved histogram column (saveformat.c): they are the buckets' meaning.
+ */
+static const uint16 pgsq_hist_splits[PGSQ_HIST_PER_OCTAVE + 1] = {
+	0, 40, 82, 125, 171, 217, 266, 317, 369, 424, 481, 540, 601, 665, 732,
+	801, 872, 947, PGSQ_HIST_CELLS
 };
+
+uint8		pgsq_hist_cell_bucket[PGSQ_HIST_CELLS];
+
+/* Fill the table of buckets by mantissa (once per process, at load) */
+void
+pgsq_hist_init(void)
+{
+	int			j = 0;
+
+	for (int cell = 0; cell < PGSQ_HIST_CELLS; cell++)
+	{
+		while (cell >= pgsq_hist_splits[j + 1])
+			j++;
+		pgsq_hist_cell_bucket[cell] = (uint8) j;
+	}
+}
 
 /* Lower bound of a bucket, in milliseconds */
 static double
 bucket_lower_ms(int bucket)
 {
 	int			octave = bucket / PGSQ_HIST_PER_OCTAVE;
-	int			third = bucket % PGSQ_HIST_PER_OCTAVE;
+	int			j = bucket % PGSQ_HIST_PER_OCTAVE;
 
 	/* round towards minus infinity */
-	if (third < 0)
+	if (j < 0)
 	{
-		third += PGSQ_HIST_PER_OCTAVE;
+		j += PGSQ_HIST_PER_OCTAVE;
 		octave--;
 	}
-	return ldexp(1.0 + (double) split_of_third[third] / (double) (UINT64CONST(1) << 52),
-				 octave);
+	return ldexp(1.0 + (double) pgsq_hist_splits[j] / PGSQ_HIST_CELLS, octave);
 }
 
 /* First and last non-empty bucket (indexes into counts); false if none */
@@ -294,29 +314,37 @@ index_bounds(const PgsqHistogram *h, int index, double min_ms,
 
 /*
  * The times below which the given fractions of executions fall (nearest
- * rank), fractions ascending, in one walk of the buckets; NaN if the
- * histogram is empty.  A bucket is reported by the harmonic mean of its
- * bounds, the value whose relative distance to either bound is the same,
- * (gamma - 1) / (gamma + 1); and the result is clamped to the executions'
- * minimum and maximum, which only brings it closer.
+ * rank), fractions ascending and in parts per 10,000 so that the ranks
+ * ceil(f * count) are exact, in one walk of the buckets from the fastest
+ * time's to the slowest's; NaN if the histogram is empty.  The rank-th
+ * time lies in the bucket where the running count reaches rank, and that
+ * bucket is reported by the harmonic mean of its bounds, whose relative
+ * distance to any time in the bucket is at most (u - l) / (u + l); the
+ * result is clamped to the executions' minimum and maximum, which only
+ * brings it closer.
  */
 void
-pgsq_hist_percentiles(const PgsqHistogram *h, const double *fractions,
+pgsq_hist_percentiles(const PgsqHistogram *h, const uint32 *fractions,
 					  int n, double min_ms, double max_ms, double *out)
 {
 	uint64		total = 0;
 	uint64		seen = 0;
+	int			first = 0;
+	int			last = PGSQ_HIST_BUCKETS - 1;
 	int			k = 0;
 
-	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
-		total += h->counts[i];
-	if (total == 0)
+	/* the fastest and slowest times' buckets, known without a scan */
+	if (h->used && max_ms >= min_ms)
+		range_of_times(h, min_ms, max_ms, &first, &last);
+	else if (!h->used || !occupied_range(h, &first, &last))
 	{
 		for (k = 0; k < n; k++)
 			out[k] = get_float8_nan();
 		return;
 	}
-	for (int i = 0; i < PGSQ_HIST_BUCKETS && k < n; i++)
+	for (int i = first; i <= last; i++)
+		total += h->counts[i];
+	for (int i = first; i <= last && k < n; i++)
 	{
 		double		lower;
 		double		upper;
@@ -331,7 +359,7 @@ pgsq_hist_percentiles(const PgsqHistogram *h, const double *fractions,
 			value = Max(Min(value, max_ms), min_ms);
 		for (; k < n; k++)
 		{
-			uint64		rank = (uint64) ceil(fractions[k] * (double) total);
+			uint64		rank = (fractions[k] * total + 9999) / 10000;
 
 			rank = Min(Max(rank, 1), total);
 			if (seen < rank)
@@ -340,6 +368,39 @@ pgsq_hist_percentiles(const PgsqHistogram *h, const double *fractions,
 		}
 	}
 	Assert(k == n);
+}
+
+/*
+ * Convert a histogram of the old shape, three buckets per doubling, that
+ * counted times between min_ms and max_ms: each old bucket's count goes to
+ * the new bucket of the time it was reported as (the harmonic mean of its
+ * bounds, clamped to min and max).  Its percentiles stay what they were,
+ * within the old bound of 11.5%, until new executions add precise counts.
+ */
+void
+pgsq_hist_from_log3(PgsqHistogram *dst, const PgsqHistogramLog3 *src,
+					double min_ms, double max_ms)
+{
+	memset(dst, 0, sizeof(PgsqHistogram));
+	if (!src->used)
+		return;
+	for (int i = 0; i < PGSQ_HIST_LOG3_BUCKETS; i++)
+	{
+		double		lower;
+		double		upper;
+		double		value;
+
+		if (src->counts[i] == 0)
+			continue;
+		lower = exp2((double) (src->base + i) / 3.0);
+		upper = exp2((double) (src->base + i + 1) / 3.0);
+		value = 2.0 * lower * upper / (lower + upper);
+		if (max_ms >= min_ms)
+			value = Max(Min(value, max_ms), min_ms);
+		add_to_bucket(dst, pgsq_hist_bucket_of(value), src->counts[i]);
+	}
+	if (src->collapsed && dst->used)
+		dst->collapsed = true;
 }
 
 /* Fill out[] with the non-empty buckets, fastest first; returns how many */

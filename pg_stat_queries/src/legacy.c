@@ -155,9 +155,9 @@ StaticAssertDecl(sizeof(LegacyRareCounters) == 248,
 StaticAssertDecl(sizeof(LegacyTextRecord) == 48,
 				 "1.1's text file records were 48 bytes");
 
-/* The converters below copy a histogram of 1.1's shape bucket by bucket */
-StaticAssertDecl(PGSQ_HIST_BUCKETS == 43 && PGSQ_HIST_PER_OCTAVE == 3,
-				 "converting 1.1's histograms needs a change");
+/* 1.1's histogram is the three-per-doubling one histogram.c converts */
+StaticAssertDecl(sizeof(LegacyHistogram) == sizeof(PgsqHistogramLog3),
+				 "1.1's histogram must be what pgsq_hist_from_log3 reads");
 
 /*
  * The old kind: read from PostgreSQL's statistics file with 1.1's size,
@@ -217,11 +217,16 @@ convert_entry(PgsqEntryData *to, const LegacyEntryData *from)
 	to->counters.rows = from->rows;
 	to->counters.shared_blks_hit = from->shared_blks_hit;
 	to->counters.last_executed = from->last_executed;
-	to->counters.exec_hist.base = from->exec_hist.base;
-	to->counters.exec_hist.collapsed = from->exec_hist.collapsed;
-	to->counters.exec_hist.used = from->exec_hist.used;
-	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
-		to->counters.exec_hist.counts[i] = from->exec_hist.counts[i];
+	{
+		PgsqHistogramLog3 old;
+
+		old.base = from->exec_hist.base;
+		old.collapsed = from->exec_hist.collapsed;
+		old.used = from->exec_hist.used;
+		memcpy(old.counts, from->exec_hist.counts, sizeof(old.counts));
+		pgsq_hist_from_log3(&to->counters.exec_hist, &old,
+							from->exec.min_time, from->exec.max_time);
+	}
 	convert_timing(&to->counters.plan, &from->plan);
 	to->minmax_stats_since = from->minmax_stats_since;
 }

@@ -65,10 +65,27 @@ read_bytes(SaveReader *r, void *bytes, Size len)
 	return true;
 }
 
-/* Read a column list and map it onto ours */
+/* The offset of a column in our row by name and size, or -1 */
+static int32
+column_offset(const SavedColumn *ours, int our_count, const char *name,
+			  uint32 size)
+{
+	for (int j = 0; j < our_count; j++)
+	{
+		/* the same name with another size is another field */
+		if (strcmp(ours[j].name, name) == 0 && ours[j].size == size)
+			return ours[j].offset;
+	}
+	return -1;
+}
+
+/*
+ * Read a column list and map it onto ours, or onto the old columns we read
+ * to convert (old may be NULL)
+ */
 static bool
 read_columns(SaveReader *r, const SavedColumn *ours, int our_count,
-			 ColumnMap *map)
+			 const SavedColumn *old, int old_count, ColumnMap *map)
 {
 	uint32		n;
 
@@ -105,14 +122,9 @@ read_columns(SaveReader *r, const SavedColumn *ours, int our_count,
 			return false;
 		}
 		map->row_size += map->size[i];
-		map->offset[i] = -1;
-		for (int j = 0; j < our_count; j++)
-		{
-			/* the same name with another size is another field */
-			if (strcmp(ours[j].name, name) == 0 &&
-				ours[j].size == map->size[i])
-				map->offset[i] = ours[j].offset;
-		}
+		map->offset[i] = column_offset(ours, our_count, name, map->size[i]);
+		if (map->offset[i] < 0 && old != NULL)
+			map->offset[i] = column_offset(old, old_count, name, map->size[i]);
 	}
 	return true;
 }
@@ -239,9 +251,12 @@ restore_entries(SaveReader *r, uint64 expected)
 	int64		restored = 0;
 	uint32		end;
 
-	if (!read_columns(r, pgsq_info_columns, pgsq_info_column_count, &info_map) ||
+	if (!read_columns(r, pgsq_info_columns, pgsq_info_column_count,
+					  NULL, 0, &info_map) ||
 		!read_row(r, &info_map, &info, sizeof(info), scratch) ||
-		!read_columns(r, pgsq_entry_columns, pgsq_entry_column_count, &entry_map))
+		!read_columns(r, pgsq_entry_columns, pgsq_entry_column_count,
+					  pgsq_entry_old_columns, pgsq_entry_old_column_count,
+					  &entry_map))
 		return 0;
 
 	/* what the statistics say about themselves */
@@ -277,6 +292,12 @@ restore_entries(SaveReader *r, uint64 expected)
 			r->problem = "a statement is damaged";
 			return restored;
 		}
+		/* a histogram of the old shape, from format 5 or older */
+		if (saved.old_hist.used && !saved.data.counters.exec_hist.used)
+			pgsq_hist_from_log3(&saved.data.counters.exec_hist,
+								&saved.old_hist,
+								saved.data.counters.exec.min_time,
+								saved.data.counters.exec.max_time);
 		if (saved.text_len >= 0)
 		{
 			if (saved.text_len + 1 > text_size)

@@ -42,8 +42,8 @@ const SavedColumn pgsq_entry_columns[] = {
 	ENTRY_COLUMN("rows", data.counters.rows),
 	ENTRY_COLUMN("shared_blks_hit", data.counters.shared_blks_hit),
 	ENTRY_COLUMN("last_executed", data.counters.last_executed),
-	/* 43 buckets, three per doubling (histogram.h) */
-	ENTRY_COLUMN("exec_hist.log3", data.counters.exec_hist),
+	/* 242 buckets, eighteen per doubling (histogram.h) */
+	ENTRY_COLUMN("exec_hist.log18", data.counters.exec_hist),
 	ENTRY_COLUMN("has_rare", has_rare),
 	RARE_COLUMN(wal_records),
 	RARE_COLUMN(wal_fpi),
@@ -86,6 +86,15 @@ const SavedColumn pgsq_entry_columns[] = {
 #endif
 };
 
+/*
+ * Columns older formats wrote and this build reads but no longer writes:
+ * restore.c converts them.
+ */
+const SavedColumn pgsq_entry_old_columns[] = {
+	/* 43 buckets, three per doubling, until format 5 */
+	ENTRY_COLUMN("exec_hist.log3", old_hist),
+};
+
 /* The columns of the info row */
 const SavedColumn pgsq_info_columns[] = {
 	COLUMN(SavedInfo, "stats_reset", stats_reset),
@@ -98,3 +107,4 @@ const SavedColumn pgsq_info_columns[] = {
 
 const int	pgsq_entry_column_count = lengthof(pgsq_entry_columns);
 const int	pgsq_info_column_count = lengthof(pgsq_info_columns);
+const int	pgsq_entry_old_column_count = lengthof(pgsq_entry_old_columns);

@@ -23,14 +23,15 @@
  * Format version of the files this build writes, and the oldest reader's
  * version that understands them.  Format 3 was 1.1's text file (legacy.c);
  * 4 is the first of this file; 5 added generic_plan_calls and
- * custom_plan_calls.  Bump PGSQ_SAVE_FORMAT with any change of
+ * custom_plan_calls; 6 replaced the histogram of three buckets per doubling
+ * (exec_hist.log3, still read and converted) with one of eighteen.  Bump PGSQ_SAVE_FORMAT with any change of
  * columns; raise PGSQ_SAVE_OLDEST_READER only for a change that older
  * builds would misread.
  */
 #ifndef PGSQ_TEST_EXTRA_COUNTER
-#define PGSQ_SAVE_FORMAT 5
+#define PGSQ_SAVE_FORMAT 6
 #else
-#define PGSQ_SAVE_FORMAT 6		/* test/t/012_upgrade.pl's newer build */
+#define PGSQ_SAVE_FORMAT 7		/* test/t/012_upgrade.pl's newer build */
 #endif
 #define PGSQ_SAVE_OLDEST_READER 4
 
@@ -46,6 +47,7 @@ typedef struct SavedEntry
 	int32		text_len;		/* -1: no text */
 	int32		text_encoding;
 	TimestampTz text_stored_at;
+	PgsqHistogramLog3 old_hist; /* read from files of format 5 and older */
 } SavedEntry;
 
 /* What the statistics say about themselves (pg_stat_queries_info) */
@@ -84,6 +86,8 @@ typedef struct SaveFileTrailer
 /* The columns of a statement and of the info row (saveformat.c) */
 extern const SavedColumn pgsq_entry_columns[];
 extern const int pgsq_entry_column_count;
+extern const SavedColumn pgsq_entry_old_columns[];
+extern const int pgsq_entry_old_column_count;
 extern const SavedColumn pgsq_info_columns[];
 extern const int pgsq_info_column_count;
 

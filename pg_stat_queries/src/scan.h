@@ -19,10 +19,18 @@ typedef struct PgsqResetFilter
 	int64		queryid;
 } PgsqResetFilter;
 
-/* An entry's data, rare counters and text, as collected for the SQL functions */
+/* The percentiles the view shows: p50, p95, p99 */
+#define PGSQ_VIEW_PERCENTILES 3
+
+/*
+ * An entry's data, rare counters and text, as collected for the SQL
+ * functions.  The histogram is not copied (data.counters.exec_hist is left
+ * empty): the view's percentiles are read from it under the entry lock.
+ */
 typedef struct PgsqEntryCopy
 {
 	PgsqEntryData data;
+	double		percentiles[PGSQ_VIEW_PERCENTILES]; /* NaN: none */
 	const PgsqRareCounters *rare;	/* a copy, or zeros shared by all */
 	char	   *query;			/* text, palloc'd; NULL if none or not wanted */
 	int			text_len;
