@@ -344,6 +344,36 @@ add_rare(PgsqRareCounters *d, const PgsqRareCounters *src)
 		d->generic_plan_calls += src->generic_plan_calls;
 		d->custom_plan_calls += src->custom_plan_calls;
 	}
+	if (src->failed_calls)
+	{
+		d->failed_calls += src->failed_calls;
+		d->failed_exec_time += src->failed_exec_time;
+		if (src->last_failed_at >= d->last_failed_at)
+		{
+			d->last_failed_at = src->last_failed_at;
+			d->last_failed_sqlstate = src->last_failed_sqlstate;
+		}
+	}
+}
+
+/*
+ * Add one execution that ended in an error to local counters: its time
+ * until then, its SQLSTATE and when it was counted.  Nothing else changes:
+ * the other counters count completed executions.
+ */
+void
+pgsq_add_failure(PgsqCounters *counters, double ms, int sqlstate,
+				 TimestampTz at)
+{
+	PgsqRareCounters *r = rare_for_add(counters);
+
+	r->failed_calls++;
+	r->failed_exec_time += ms;
+	if (at >= r->last_failed_at)
+	{
+		r->last_failed_at = at;
+		r->last_failed_sqlstate = sqlstate;
+	}
 }
 
 /*
@@ -389,7 +419,8 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 #ifdef PGSQ_TEST_EXTRA_COUNTER
 		data->test_extra += counters->main.exec.calls;
 #endif
-		if (counters->main.plan.calls + counters->main.exec.calls > 0)
+		if (counters->main.plan.calls + counters->main.exec.calls > 0 ||
+			(counters->has_rare && counters->rare.failed_calls > 0))
 			data->changed_at = now;
 	}
 	return calls_before;
@@ -440,6 +471,7 @@ pgsq_fill_new_entry(PgsqEntryData *data, const PgsqCounters *first,
 #ifdef PGSQ_TEST_EXTRA_COUNTER
 	data->test_extra = first->main.exec.calls;
 #endif
-	if (first->main.plan.calls + first->main.exec.calls > 0)
+	if (first->main.plan.calls + first->main.exec.calls > 0 ||
+		(first->has_rare && first->rare.failed_calls > 0))
 		data->changed_at = now;
 }

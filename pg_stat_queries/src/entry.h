@@ -128,6 +128,11 @@ typedef struct PgsqRareCounters
 	int64		parallel_workers_launched;
 	int64		generic_plan_calls; /* executions of a cached generic plan */
 	int64		custom_plan_calls;	/* of a cached custom plan */
+	/* executions that ended in an error (failures.c) */
+	int64		failed_calls;
+	double		failed_exec_time;	/* ms they ran before failing */
+	TimestampTz last_failed_at; /* when the latest was counted */
+	int32		last_failed_sqlstate;	/* its SQLSTATE, packed */
 } PgsqRareCounters;
 
 /*

@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "failures.h"
 #include "pending.h"
 #include "refs.h"
 #include "scan.h"
@@ -36,16 +37,27 @@
  * the drop-in.  Those of pg_stat_statements 1.13 (on PostgreSQL 19) are the
  * first columns of ours; our versions 1.0 and 1.1 and pg_stat_statements
  * 1.12 lack generic_plan_calls and custom_plan_calls, and take the first
- * columns of the rest.  pg_stat_queries_changed() has one more, when the
- * text was stored.
+ * columns of the rest; versions before 1.3 lack the failed executions'
+ * columns, the last ones.  pg_stat_queries_changed() has one more, when
+ * the text was stored.
  */
-#define PGSQ_STATS_COLS 58
+#define PGSQ_STATS_COLS 61
+#define PGSQ_STATS_COLS_1_2 58
 #define PGSQ_STATS_COLS_1_1 56
 #define PGSQ_STATS_COLS_1_0 53
 #define PGSS_STATS_COLS_1_13 54
 #define PGSS_STATS_COLS_1_12 52
 #define PGSQ_CHANGED_COLS (PGSQ_STATS_COLS + 1)
+#define PGSQ_CHANGED_COLS_1_2 (PGSQ_STATS_COLS_1_2 + 1)
 #define PGSQ_CHANGED_COLS_1_1 (PGSQ_STATS_COLS_1_1 + 1)
+
+/* What the row type a statistics function was declared with holds */
+typedef struct RowShape
+{
+	bool		plan_cache_cols;	/* generic_plan_calls, custom_plan_calls */
+	bool		failure_cols;	/* failed_calls and the rest (1.3) */
+	int			stored_col;		/* text_stored_at's position, or -1 */
+} RowShape;
 
 /* Columns of pg_stat_queries_histogram() */
 #define PGSQ_HISTOGRAM_COLS 3
@@ -135,7 +147,7 @@ put_percentiles(const PgsqEntryCopy *copy, Datum *values, bool *nulls, int col)
  */
 static void
 fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
-		 bool plan_cache_cols, Datum *values, bool *nulls)
+		 const RowShape *shape, Datum *values, bool *nulls)
 {
 	const PgsqEntryData *e = &copy->data;
 	const PgsqMainCounters *c = &e->counters;
@@ -200,7 +212,7 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	values[col++] = Float8GetDatumFast(r->jit_deform_time);
 	values[col++] = Int64GetDatumFast(r->parallel_workers_to_launch);
 	values[col++] = Int64GetDatumFast(r->parallel_workers_launched);
-	if (plan_cache_cols)
+	if (shape->plan_cache_cols)
 	{
 #ifdef PGSQ_HAS_PLAN_ORIGIN
 		values[col++] = Int64GetDatumFast(r->generic_plan_calls);
@@ -216,43 +228,63 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	values[col] = timestamp_or_null(c->last_executed, &nulls[col]);
 	col++;
 	col = put_percentiles(copy, values, nulls, col);
-	Assert(col == (plan_cache_cols ? PGSQ_STATS_COLS : PGSQ_STATS_COLS_1_1));
+	if (shape->failure_cols)
+	{
+		values[col++] = Int64GetDatumFast(r->failed_calls);
+		values[col++] = Float8GetDatumFast(r->failed_exec_time);
+		if (r->failed_calls > 0)
+			values[col] = CStringGetTextDatum(unpack_sql_state(r->last_failed_sqlstate));
+		else
+			nulls[col] = true;
+		col++;
+	}
+	Assert(col == (shape->failure_cols ? PGSQ_STATS_COLS :
+				   shape->plan_cache_cols ? PGSQ_STATS_COLS_1_2 :
+				   PGSQ_STATS_COLS_1_1));
 }
 
 /*
  * The row type a statistics function was declared with, by its number of
- * columns (all with the time a text was stored, for changes): whether it
- * has the plan cache columns, and the position of that time.  Errors out
+ * columns (all with the time a text was stored, for changes).  Errors out
  * on a type we do not know.
  */
-static void
-check_row_type(int natts, bool changes, bool *plan_cache_cols,
-			   int *stored_col)
+static RowShape
+check_row_type(int natts, bool changes)
 {
-	*stored_col = -1;
-	if (changes && (natts == PGSQ_CHANGED_COLS || natts == PGSQ_CHANGED_COLS_1_1))
+	RowShape	shape = {false, false, -1};
+
+	if (changes)
 	{
-		*plan_cache_cols = natts == PGSQ_CHANGED_COLS;
-		*stored_col = natts - 1;
-		return;
+		shape.stored_col = natts - 1;
+		natts--;
 	}
-	if (!changes && (natts == PGSQ_STATS_COLS || natts == PGSS_STATS_COLS_1_13))
+	switch (natts)
 	{
-		*plan_cache_cols = true;
-		return;
-	}
-	if (!changes && (natts == PGSQ_STATS_COLS_1_1 ||
-					 natts == PGSQ_STATS_COLS_1_0 ||
-					 natts == PGSS_STATS_COLS_1_12))
-	{
-		*plan_cache_cols = false;
-		return;
+		case PGSQ_STATS_COLS:
+			shape.failure_cols = true;
+			shape.plan_cache_cols = true;
+			return shape;
+		case PGSQ_STATS_COLS_1_2:
+		case PGSS_STATS_COLS_1_13:
+			shape.plan_cache_cols = true;
+			if (!changes || natts == PGSQ_STATS_COLS_1_2)
+				return shape;
+			break;
+		case PGSQ_STATS_COLS_1_1:
+			return shape;
+		case PGSQ_STATS_COLS_1_0:
+		case PGSS_STATS_COLS_1_12:
+			if (!changes)
+				return shape;
+			break;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_DATATYPE_MISMATCH),
 			 errmsg("function returns %d columns, expected %d",
-					natts, changes ? PGSQ_CHANGED_COLS : PGSQ_STATS_COLS),
+					natts + (changes ? 1 : 0),
+					changes ? PGSQ_CHANGED_COLS : PGSQ_STATS_COLS),
 			 errhint("Run ALTER EXTENSION pg_stat_queries UPDATE.")));
+	return shape;				/* keep compiler quiet */
 }
 
 /*
@@ -267,15 +299,14 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext)
 	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
 	PgsqEntryCopy *entries;
 	int			count;
-	bool		plan_cache_cols;
-	int			stored_col;
+	RowShape	shape;
 
 	require_store();
+	pgsq_failures_count();
 	pgsq_flush_own_pending();
 
 	InitMaterializedSRF(fcinfo, 0);
-	check_row_type(rsinfo->setDesc->natts, since != 0, &plan_cache_cols,
-				   &stored_col);
+	shape = check_row_type(rsinfo->setDesc->natts, since != 0);
 
 	/*
 	 * A text stored before since goes to a collector anyway when the entry
@@ -292,15 +323,20 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext)
 		bool		nulls[PGSQ_CHANGED_COLS] = {0};
 		bool		visible = see_all || e->key.userid == userid;
 
-		/* created but never executed nor planned: nothing to show */
-		if (e->counters.plan.calls + e->counters.exec.calls == 0)
+		/*
+		 * Created but never executed nor planned: nothing to show, unless it
+		 * failed and the row type has the failures (the drop-in's rows stay
+		 * pg_stat_statements')
+		 */
+		if (e->counters.plan.calls + e->counters.exec.calls == 0 &&
+			!(shape.failure_cols && copy->rare->failed_calls > 0))
 			continue;
 
-		fill_row(copy, visible, showtext, plan_cache_cols, values, nulls);
-		if (stored_col >= 0)
-			values[stored_col] =
+		fill_row(copy, visible, showtext, &shape, values, nulls);
+		if (shape.stored_col >= 0)
+			values[shape.stored_col] =
 				timestamp_or_null(visible ? copy->text_stored_at : 0,
-								  &nulls[stored_col]);
+								  &nulls[shape.stored_col]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }

@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "eviction.h"
+#include "failures.h"
 #include "hooks.h"
 #include "inflight.h"
 #include "measure.h"
@@ -37,6 +38,15 @@
 /* Depth of planner/executor/utility calls we are inside of */
 static int	nesting_level = 0;
 
+/*
+ * The statement inside ExecutorStart, and its nesting level: set while it
+ * runs, left set if it throws (note_start_failure), forgotten at abort.
+ */
+static QueryDesc *starting_query = NULL;
+static int	starting_level = 0;
+
+static void note_start_failure(void);
+
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 static planner_hook_type prev_planner = NULL;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
@@ -44,6 +54,7 @@ static ExecutorRun_hook_type prev_ExecutorRun = NULL;
 static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+static emit_log_hook_type prev_emit_log = NULL;
 
 /* Are statements at this nesting level tracked? */
 static inline bool
@@ -112,6 +123,23 @@ current_key(int64 queryid)
 	key.queryid = queryid;
 	key.toplevel = (nesting_level == 0);
 	return key;
+}
+
+/*
+ * Note that the statement running at this nesting level ended in the error
+ * being thrown (from a PG_CATCH block; failures.c counts it later).  A
+ * top-level statement is its session user's: an error thrown from inside a
+ * SECURITY DEFINER function leaves that function's owner as the current
+ * user until the transaction aborts.
+ */
+static void
+note_failure(int64 queryid, const char *source, int location, int len,
+			 double ms)
+{
+	Oid			userid = nesting_level == 0 ? GetOuterUserId() : GetUserId();
+
+	pgsq_failure_noted(queryid, userid, nesting_level, source, location, len,
+					   ms);
 }
 
 /*
@@ -236,11 +264,22 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 			result = standard_planner(parse, query_string, cursorOptions,
 									  boundParams PGSQ_PLANNER_EXTRA_ARGS);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		nesting_level--;
+		if (starting_query != NULL)
+			note_start_failure();
+
+		/* planning time is only known when it is measured */
+		if (query_string != NULL && parse->queryId != INT64CONST(0) &&
+			measuring(nesting_level))
+			note_failure(parse->queryId, query_string, parse->stmt_location,
+						 parse->stmt_len,
+						 measure ? pgsq_window_elapsed_ms(&window) : 0);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	nesting_level--;
 
 	if (measure)
 	{
@@ -258,14 +297,55 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 static void
 pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
+	QueryDesc  *outer = starting_query;
+
+	/* no error frame here (too dear per statement): see note_start_failure */
+	starting_query = queryDesc;
+	starting_level = nesting_level;
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
+	starting_query = outer;
 
 	if (queryDesc->plannedstmt->queryId != INT64CONST(0) &&
 		measuring(nesting_level))
 		pgsq_query_started(queryDesc);
+}
+
+/*
+ * Note the failure of a statement whose ExecutorStart threw the error being
+ * handled (a permission check, say), if it is measured.  Called where the
+ * error passes through: an enclosing statement's error frame, or, for a
+ * top-level statement, which has none of ours, the error report
+ * (pgsq_emit_log).  A failure caught below those (by a PL/pgSQL exception
+ * block) is not seen: the subtransaction's abort forgets it.
+ */
+static void
+note_start_failure(void)
+{
+	QueryDesc  *query = starting_query;
+	int			saved_level = nesting_level;
+
+	starting_query = NULL;
+	if (query->plannedstmt->queryId == INT64CONST(0) ||
+		!measuring(starting_level))
+		return;
+	nesting_level = starting_level;
+	note_failure(query->plannedstmt->queryId, query->sourceText,
+				 query->plannedstmt->stmt_location,
+				 query->plannedstmt->stmt_len, 0);
+	nesting_level = saved_level;
+}
+
+/* Note a measured statement whose ExecutorRun or ExecutorFinish failed */
+static void
+note_executor_failure(QueryDesc *queryDesc, int slot, const PgsqWindow *window)
+{
+	note_failure(queryDesc->plannedstmt->queryId, queryDesc->sourceText,
+				 queryDesc->plannedstmt->stmt_location,
+				 queryDesc->plannedstmt->stmt_len,
+				 pgsq_query_failed_ms(slot, window));
 }
 
 /* ExecutorRun hook: measure the call; statements run from here are nested */
@@ -285,11 +365,17 @@ pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 		else
 			standard_ExecutorRun(queryDesc, direction, count);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		nesting_level--;
+		if (starting_query != NULL)
+			note_start_failure();
+		if (slot >= 0)
+			note_executor_failure(queryDesc, slot, &window);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	nesting_level--;
 	if (slot >= 0)
 		pgsq_query_add(slot, queryDesc, &window);
 }
@@ -326,11 +412,17 @@ pgsq_ExecutorFinish(QueryDesc *queryDesc)
 		else
 			standard_ExecutorFinish(queryDesc);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		nesting_level--;
+		if (starting_query != NULL)
+			note_start_failure();
+		if (slot >= 0)
+			note_executor_failure(queryDesc, slot, &window);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	nesting_level--;
 	if (slot >= 0)
 		pgsq_query_add(slot, queryDesc, &window);
 }
@@ -366,9 +458,26 @@ pgsq_ExecutorEnd(QueryDesc *queryDesc)
 		standard_ExecutorEnd(queryDesc);
 }
 
-/* Run the next ProcessUtility, at one more nesting level if asked */
+/*
+ * Where a measured utility command comes from, for noting its failure: its
+ * query ID (the PlannedStmt may be gone by then), text and window
+ */
+typedef struct UtilityFailure
+{
+	int64		queryid;
+	const char *source;
+	int			location;
+	int			len;
+	const PgsqWindow *window;
+} UtilityFailure;
+
+/*
+ * Run the next ProcessUtility, at one more nesting level if asked; if it
+ * fails, note the failure of a measured command (measured not NULL)
+ */
 static void
-call_process_utility(bool nested, PlannedStmt *pstmt, const char *queryString,
+call_process_utility(bool nested, const UtilityFailure *measured,
+					 PlannedStmt *pstmt, const char *queryString,
 					 bool readOnlyTree, ProcessUtilityContext context,
 					 ParamListInfo params, QueryEnvironment *queryEnv,
 					 DestReceiver *dest, QueryCompletion *qc)
@@ -384,12 +493,21 @@ call_process_utility(bool nested, PlannedStmt *pstmt, const char *queryString,
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 									params, queryEnv, dest, qc);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		if (nested)
 			nesting_level--;
+		if (starting_query != NULL)
+			note_start_failure();
+		if (measured != NULL && measured->queryid != INT64CONST(0))
+			note_failure(measured->queryid, measured->source,
+						 measured->location, measured->len,
+						 pgsq_window_elapsed_ms(measured->window));
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (nested)
+		nesting_level--;
 }
 
 /*
@@ -425,15 +543,22 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	if (!enabled || prepared)
 	{
-		call_process_utility(!prepared, pstmt, queryString, readOnlyTree,
-							 context, params, queryEnv, dest, qc);
+		call_process_utility(!prepared, NULL, pstmt, queryString,
+							 readOnlyTree, context, params, queryEnv, dest,
+							 qc);
 		sampling_ended(nesting_level);
 		return;
 	}
 
 	pgsq_window_begin(&window);
-	call_process_utility(true, pstmt, queryString, readOnlyTree, context,
-						 params, queryEnv, dest, qc);
+	{
+		UtilityFailure measured = {queryid, queryString, location, len,
+		&window};
+
+		call_process_utility(true, &measured, pstmt, queryString,
+							 readOnlyTree, context, params, queryEnv, dest,
+							 qc);
+	}
 	/* pstmt may be gone now (ROLLBACK frees it): use our copies only */
 	pgsq_window_end(&window, &usage, true);
 
@@ -450,6 +575,37 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 						 &usage.bufusage, &usage.walusage, NULL, 0, 0,
 						 plan_cache);
 	sampling_ended(nesting_level);
+}
+
+/*
+ * emit_log_hook: the report of an error that a top-level statement's
+ * ExecutorStart threw reaches here with no error frame of ours on the way
+ * (see note_start_failure)
+ */
+static void
+pgsq_emit_log(ErrorData *edata)
+{
+	if (unlikely(starting_query != NULL) && edata->elevel >= ERROR)
+		note_start_failure();
+	if (prev_emit_log)
+		prev_emit_log(edata);
+}
+
+/* At abort, a statement that failed in ExecutorStart is gone */
+static void
+hooks_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		starting_query = NULL;
+}
+
+/* Likewise at a subtransaction's abort (a PL/pgSQL exception block) */
+static void
+hooks_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		starting_query = NULL;
 }
 
 /* Install our hooks, keeping the previous ones to call */
@@ -470,5 +626,9 @@ pgsq_install_hooks(void)
 	ExecutorEnd_hook = pgsq_ExecutorEnd;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = pgsq_ProcessUtility;
+	prev_emit_log = emit_log_hook;
+	emit_log_hook = pgsq_emit_log;
+	RegisterXactCallback(hooks_xact_callback, NULL);
+	RegisterSubXactCallback(hooks_subxact_callback, NULL);
 	pgsq_measure_init();
 }

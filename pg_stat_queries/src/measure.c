@@ -149,6 +149,20 @@ pgsq_query_ended(const QueryDesc *query)
 	return &slots[i].usage;
 }
 
+/*
+ * The time a statement ran before an error cut short its window: the
+ * windows it completed (earlier fetches of a cursor) and this one.
+ */
+double
+pgsq_query_failed_ms(int slot, const PgsqWindow *window)
+{
+	double		ms = pgsq_window_elapsed_ms(window);
+
+	if (slot >= 0 && slot < slot_count && slots[slot].windows > 0)
+		ms += INSTR_TIME_GET_MILLISEC(slots[slot].usage.time);
+	return ms;
+}
+
 /* At transaction end no statement of it can still end: forget them all */
 static void
 measure_xact_callback(XactEvent event, void *arg)

@@ -35,6 +35,7 @@ extern int	pgsq_query_slot(const QueryDesc *query);
 extern void pgsq_query_add(int slot, const QueryDesc *query,
 						   const PgsqWindow *window);
 extern const PgsqUsage *pgsq_query_ended(const QueryDesc *query);
+extern double pgsq_query_failed_ms(int slot, const PgsqWindow *window);
 extern void pgsq_measure_init(void);
 
 /*
@@ -123,6 +124,17 @@ pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 #undef PGSQ_WINDOW_BUF
 #undef PGSQ_WINDOW_WAL
 #undef PGSQ_WINDOW_IO_TIME
+}
+
+/* Milliseconds since a window began (for an error cutting it short) */
+static inline double
+pgsq_window_elapsed_ms(const PgsqWindow *window)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, window->start);
+	return INSTR_TIME_GET_MILLISEC(now);
 }
 
 /*

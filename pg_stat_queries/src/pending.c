@@ -132,6 +132,25 @@ static TimestampTz first_parked = 0;
 static bool merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 							 const PgsqCounters *counters,
 							 TimestampTz counted_for, bool nowait);
+static void unpark_at_exit(int code, Datum arg);
+
+/*
+ * Before the first counts are parked: parked counts are set into their
+ * entries at exit at the latest, with their texts, so this backend stays
+ * attached to the text area until then.
+ */
+static void
+park_ready(void)
+{
+	static bool exit_callback_registered = false;
+
+	if (exit_callback_registered)
+		return;
+	/* texts are given at exit: detach from their area after */
+	pgsq_qtext_attach();
+	before_shmem_exit(unpark_at_exit, (Datum) 0);
+	exit_callback_registered = true;
+}
 
 /*
  * The parked counters of a statement, created empty if it has none, with
@@ -497,17 +516,9 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			entry = pgsq_referenced_entry(key, objid, &stale);
 		if (entry == NULL)
 		{
-			static bool exit_callback_registered = false;
-
 			if (!stale)
 				return NULL;	/* table full; counted as refused */
-			if (!exit_callback_registered)
-			{
-				/* texts are given at exit: detach from their area after */
-				pgsq_qtext_attach();
-				before_shmem_exit(unpark_at_exit, (Datum) 0);
-				exit_callback_registered = true;
-			}
+			park_ready();
 			pgsq_add_execution(park(key, src), phase, ms, rows, bufusage, walusage,
 							   jitusage, parallel_to_launch, parallel_launched,
 							   plan_cache);
@@ -525,6 +536,60 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	ps->text_checked = true;
 	pgsq_entry_used(entry);
 	return entry;
+}
+
+/*
+ * Count one execution that ended in an error, at a safe point after it
+ * (failures.c): straight into the statement's entry, found or created with
+ * its text from src, or parked if this backend's reference to it is stale.
+ * Failures are rare, so they skip the pending table; a full table refuses
+ * them as it refuses executions.
+ */
+void
+pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src, double ms,
+					int sqlstate, TimestampTz at)
+{
+	PgsqCounters counters;
+	uint64		objid;
+	PgsqSharedEntry *entry;
+	bool		stale = false;
+	bool		missing = false;
+
+	pgsq_counters_clear(&counters);
+	pgsq_add_failure(&counters, ms, sqlstate, at);
+
+	/* an entry this backend created at parse analysis, not merged into yet */
+	if (pgsq_is_fresh_entry(key) && pgsq_merge_fresh(key, &counters))
+		return;
+
+	objid = pgsq_objid(key);
+	entry = pgsq_lookup_entry(objid, &stale, &missing);
+	if (missing)
+	{
+		switch (pgsq_create_first(key, objid, &counters, src))
+		{
+			case CREATE_DONE:
+			case CREATE_REFUSED:
+				return;
+			case CREATE_EXISTS:
+			case CREATE_DROPPED:
+				break;
+		}
+	}
+	if (entry == NULL && !stale)
+		entry = pgsq_referenced_entry(key, objid, &stale);
+	if (entry == NULL)
+	{
+		if (stale)
+		{
+			park_ready();
+			pgsq_add_failure(park(key, src), ms, sqlstate, at);
+		}
+		return;
+	}
+	(void) merge_into_entry(entry, key, &counters, 0, false);
+	if (src != NULL && !pgsq_text_hint(entry))
+		(void) pgsq_text_give(entry, key, pgsq_statement_text(key, src));
 }
 
 /*

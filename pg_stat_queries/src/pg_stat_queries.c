@@ -21,6 +21,7 @@
 #include "postgres.h"
 
 #include "eviction.h"
+#include "failures.h"
 #include "fmgr.h"
 #include "histogram.h"
 #include "hooks.h"
@@ -123,7 +124,8 @@ pgsq_init_backend_cb(void)
 /*
  * Called by every flush of fixed statistics (when a backend goes idle, at
  * most once a second, and at exit), right after the statistics system's
- * pass over its pending data: merge our pending counts, and say whether
+ * pass over its pending data: count the failed executions noted since the
+ * last flush (failures.c), merge our pending counts, and say whether
  * some stay pending (then the statistics system calls again later).  The
  * checkpointer's last one comes right before it writes the statistics file
  * at shutdown: the moment to free orphaned entries (see eviction.c) and to
@@ -133,7 +135,10 @@ pgsq_init_backend_cb(void)
 static bool
 pgsq_flush_static_cb(bool nowait)
 {
-	bool		partial = pgsq_flush_pending(nowait);
+	bool		partial;
+
+	pgsq_failures_count();
+	partial = pgsq_flush_pending(nowait);
 
 	if (pgsq_state != NULL)
 		pgsq_flush_refused();

@@ -24,7 +24,8 @@
  * version that understands them.  Format 3 was 1.1's text file (legacy.c);
  * 4 is the first of this file; 5 added generic_plan_calls and
  * custom_plan_calls; 6 replaced the histogram of three buckets per doubling
- * (exec_hist.log3, still read and converted) with one of eighteen.  Bump PGSQ_SAVE_FORMAT with any change of
+ * (exec_hist.log3, still read and converted) with one of eighteen, and
+ * added the failed executions' counters.  Bump PGSQ_SAVE_FORMAT with any change of
  * columns; raise PGSQ_SAVE_OLDEST_READER only for a change that older
  * builds would misread.
  */

@@ -32,7 +32,8 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 {
 	int			location = src->location;
 	int			len = src->len;
-	const char *stmt = CleanQuerytext(src->source, &location, &len);
+	const char *stmt = src->located ? src->source :
+		CleanQuerytext(src->source, &location, &len);
 	int			text_len = len;
 	char	   *norm = NULL;
 	dsa_pointer text;
