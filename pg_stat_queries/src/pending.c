@@ -8,7 +8,8 @@
  * the shared entries in batches: when the backend goes idle, about once a
  * second inside a long transaction, before it reads the view or resets, and
  * at exit.  Counts of a statement whose entry eviction dropped while this
- * backend referenced it are parked until the reference is collected.
+ * backend referenced it are parked (parked.c) until the reference is
+ * collected.
  * docs/design.md ("Pending counters and flushing", "References to evicted
  * entries") has the details.
  *
@@ -19,6 +20,7 @@
 #include "counters.h"
 #include "eviction.h"
 #include "usage.h"
+#include "parked.h"
 #include "pending.h"
 #include "qtext.h"
 #include "refs.h"
@@ -112,131 +114,7 @@ static uint32 last_batch = 0;
 
 static TimestampTz last_own_flush = 0;
 
-/*
- * Counts of a statement whose entry reference is stale, kept aside, with
- * the text for the entry they will go to (qtext.c; it counts in
- * query_text_bytes meanwhile).
- */
-typedef struct ParkedCounters
-{
-	PgsqKey		key;			/* hash key */
-	PgsqCounters counters;
-	uint64		reset_count;	/* pgsq_state->reset_count when parked */
-	dsa_pointer text;			/* InvalidDsaPointer if none (yet) */
-	bool		text_tried;		/* made from a source, or tried to */
-} ParkedCounters;
 
-static HTAB *parked = NULL;
-static TimestampTz first_parked = 0;
-
-static bool merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
-							 const PgsqCounters *counters,
-							 TimestampTz counted_for, bool nowait);
-static void unpark_at_exit(int code, Datum arg);
-
-/*
- * Before the first counts are parked: parked counts are set into their
- * entries at exit at the latest, with their texts, so this backend stays
- * attached to the text area until then.
- */
-static void
-park_ready(void)
-{
-	static bool exit_callback_registered = false;
-
-	if (exit_callback_registered)
-		return;
-	/* texts are given at exit: detach from their area after */
-	pgsq_qtext_attach();
-	before_shmem_exit(unpark_at_exit, (Datum) 0);
-	exit_callback_registered = true;
-}
-
-/*
- * The parked counters of a statement, created empty if it has none, with
- * its text made from src if given and not tried before.
- */
-static PgsqCounters *
-park(const PgsqKey *key, const PgsqTextSource *src)
-{
-	ParkedCounters *p;
-	bool		found;
-
-	if (parked == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(PgsqKey);
-		ctl.entrysize = sizeof(ParkedCounters);
-		ctl.hcxt = TopMemoryContext;
-		parked = hash_create("pg_stat_queries parked counters", 64, &ctl,
-							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	if (hash_get_num_entries(parked) == 0)
-		first_parked = GetCurrentStatementStartTimestamp();
-	p = hash_search(parked, key, HASH_ENTER, &found);
-	if (!found)
-	{
-		p->text = InvalidDsaPointer;
-		p->text_tried = false;
-	}
-	/* counts parked before a reset that dropped entries go with it */
-	if (!found || p->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
-	{
-		pgsq_counters_clear(&p->counters);
-		p->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
-	}
-	if (!p->text_tried && src != NULL)
-	{
-		p->text = pgsq_statement_text(key, src);
-		p->text_tried = true;
-	}
-	return &p->counters;
-}
-
-/*
- * Set every parked count into its statement's entry: have stale references
- * collected, then find or create the entries.  Counts parked before a reset
- * that dropped entries are discarded, like pending data.  Their text goes
- * to the entry unless it has one; otherwise it is freed.
- */
-static void
-unpark_all(void)
-{
-	HASH_SEQ_STATUS seq;
-	ParkedCounters *p;
-	uint64		reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
-
-	if (parked == NULL || hash_get_num_entries(parked) == 0)
-		return;
-	pgstat_request_entry_refs_gc();
-	hash_seq_init(&seq, parked);
-	while ((p = hash_seq_search(&seq)) != NULL)
-	{
-		PgsqSharedEntry *entry = NULL;
-
-		if (p->reset_count == reset_count)
-			entry = pgsq_referenced_entry(&p->key, pgsq_objid(&p->key), NULL);
-		if (entry != NULL)
-		{
-			(void) merge_into_entry(entry, &p->key, &p->counters, 0, false);
-			(void) pgsq_text_give(entry, &p->key, p->text);
-		}
-		else
-			pgsq_text_discard(p->text);
-		(void) hash_search(parked, &p->key, HASH_REMOVE, NULL);
-	}
-}
-
-/* At backend exit, before the statistics system detaches: keep parked counts */
-static void
-unpark_at_exit(int code, Datum arg)
-{
-	(void) code;
-	(void) arg;
-	if (pgsq_store_ready())
-		unpark_all();
-}
 
 /*
  * The stats_since of a referenced entry, which tells its lives apart; read
@@ -249,12 +127,6 @@ entry_since(PgsqSharedEntry *entry)
 	return entry->data.stats_since;
 }
 
-/* Are counts for the life "counted_for" not for the life "since"? */
-static inline bool
-other_life(TimestampTz counted_for, TimestampTz since)
-{
-	return counted_for != 0 && since != 0 && since != counted_for;
-}
 
 /* First index slot to probe for a statement (objid is a hash already) */
 static inline uint32
@@ -403,7 +275,7 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
 {
 	TimestampTz since = entry_since(entry);
 
-	if (other_life(ps->entry_since, since))
+	if (pgsq_other_life(ps->entry_since, since))
 	{
 		pgsq_counters_clear(&ps->counters);
 		ps->text_checked = false;
@@ -518,8 +390,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 		{
 			if (!stale)
 				return NULL;	/* table full; counted as refused */
-			park_ready();
-			pgsq_add_execution(park(key, src), phase, ms, rows, bufusage, walusage,
+			pgsq_park_ready();
+			pgsq_add_execution(pgsq_park(key, src), phase, ms, rows, bufusage, walusage,
 							   jitusage, parallel_to_launch, parallel_launched,
 							   plan_cache);
 			return NULL;
@@ -582,49 +454,16 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src, double ms,
 	{
 		if (stale)
 		{
-			park_ready();
-			pgsq_add_failure(park(key, src), ms, sqlstate, at);
+			pgsq_park_ready();
+			pgsq_add_failure(pgsq_park(key, src), ms, sqlstate, at);
 		}
 		return;
 	}
-	(void) merge_into_entry(entry, key, &counters, 0, false);
+	(void) pgsq_merge_into_entry(entry, key, &counters, 0, false);
 	if (src != NULL && !pgsq_text_hint(entry))
 		(void) pgsq_text_give(entry, key, pgsq_statement_text(key, src));
 }
 
-/*
- * Merge counters of a statement into its shared entry, under the entry
- * lock, unless they were counted for another life of it (counted_for, its
- * stats_since then; 0 if unknown): then they are discarded.  Returns false
- * if nowait and the lock was not available.
- */
-static bool
-merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
-				 const PgsqCounters *counters, TimestampTz counted_for,
-				 bool nowait)
-{
-	int64		calls_before;
-
-	if (nowait)
-	{
-		if (!LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
-			return false;
-	}
-	else
-		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	if (other_life(counted_for, entry->data.stats_since) ||
-		pgsq_text_closed(entry))
-	{
-		/* another life of the entry, or one being dropped */
-		LWLockRelease(&entry->header.lock);
-		return true;
-	}
-	calls_before = pgsq_merge_locked(entry, key, counters);
-	LWLockRelease(&entry->header.lock);
-
-	pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
-	return true;
-}
 
 /*
  * Merge one statement's pending counts into the entry they were counted
@@ -650,7 +489,7 @@ flush_one(PendingStmt *ps, bool nowait)
 	}
 	else
 		entry = ps->entry;
-	return merge_into_entry(entry, &ps->key, &ps->counters,
+	return pgsq_merge_into_entry(entry, &ps->key, &ps->counters,
 							ps->entry_since, nowait);
 }
 
@@ -713,7 +552,7 @@ pgsq_flush_pending(bool nowait)
 void
 pgsq_flush_own_pending(void)
 {
-	unpark_all();
+	pgsq_unpark_all();
 	(void) pgsq_flush_pending(false);
 	last_own_flush = GetCurrentTimestamp();
 }
@@ -729,11 +568,7 @@ pgsq_maybe_flush_busy(void)
 {
 	TimestampTz now;
 
-	if (unlikely(parked != NULL && hash_get_num_entries(parked) > 0) &&
-		TimestampDifferenceExceeds(first_parked,
-								   GetCurrentStatementStartTimestamp(),
-								   PGSQ_GC_REQUEST_INTERVAL_MS))
-		unpark_all();
+	pgsq_unpark_waited();
 
 	if (pending_count == 0 || !IsTransactionBlock())
 		return;

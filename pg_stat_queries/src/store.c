@@ -21,6 +21,7 @@
 #include "qtext.h"
 #include "rare.h"
 #include "store.h"
+#include "usage.h"
 #include "utils/timestamp.h"
 
 /*
@@ -404,4 +405,38 @@ pgsq_free_all_orphans(void)
 		free_orphans(orphans, count);
 	} while (count == PGSQ_ORPHANS_MAX);
 	pfree(orphans);
+}
+
+/*
+ * Merge counters of a statement into its shared entry, under the entry
+ * lock, unless they were counted for another life of it (counted_for, its
+ * stats_since then; 0 if unknown): then they are discarded.  Returns false
+ * if nowait and the lock was not available.
+ */
+bool
+pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
+				 const PgsqCounters *counters, TimestampTz counted_for,
+				 bool nowait)
+{
+	int64		calls_before;
+
+	if (nowait)
+	{
+		if (!LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
+			return false;
+	}
+	else
+		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+	if (pgsq_other_life(counted_for, entry->data.stats_since) ||
+		pgsq_text_closed(entry))
+	{
+		/* another life of the entry, or one being dropped */
+		LWLockRelease(&entry->header.lock);
+		return true;
+	}
+	calls_before = pgsq_merge_locked(entry, key, counters);
+	LWLockRelease(&entry->header.lock);
+
+	pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
+	return true;
 }

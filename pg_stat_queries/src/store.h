@@ -45,4 +45,15 @@ extern bool pgsq_restore_entry(const PgsqEntryData *data,
 							   const PgsqRareCounters *rare,
 							   dsa_pointer text);
 
+extern bool pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
+								  const PgsqCounters *counters,
+								  TimestampTz counted_for, bool nowait);
+
+/* Are counts for the life "counted_for" not for the life "since"? */
+static inline bool
+pgsq_other_life(TimestampTz counted_for, TimestampTz since)
+{
+	return counted_for != 0 && since != 0 && since != counted_for;
+}
+
 #endif							/* PGSQ_STORE_H */
