@@ -149,17 +149,15 @@ static void
 fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 		 const RowShape *shape, Datum *values, bool *nulls)
 {
-	const PgsqEntryData *e = &copy->data;
-	const PgsqMainCounters *c = &e->counters;
 	const PgsqRareCounters *r = copy->rare;
 	int			col = 0;
 	char		buf[32];
 
-	values[col++] = ObjectIdGetDatum(e->key.userid);
-	values[col++] = ObjectIdGetDatum(e->key.dbid);
-	values[col++] = BoolGetDatum(e->key.toplevel);
+	values[col++] = ObjectIdGetDatum(copy->key.userid);
+	values[col++] = ObjectIdGetDatum(copy->key.dbid);
+	values[col++] = BoolGetDatum(copy->key.toplevel);
 	if (visible)
-		values[col++] = Int64GetDatumFast(e->key.queryid);
+		values[col++] = Int64GetDatumFast(copy->key.queryid);
 	else
 		nulls[col++] = true;
 	if (!showtext)
@@ -172,12 +170,12 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	else
 		values[col++] = CStringGetTextDatum("<insufficient privilege>");
 
-	values[col++] = Int64GetDatumFast(c->plan.calls);
-	col = put_timing(values, col, &c->plan);
-	values[col++] = Int64GetDatumFast(c->exec.calls);
-	col = put_timing(values, col, &c->exec);
-	values[col++] = Int64GetDatumFast(c->rows);
-	values[col++] = Int64GetDatumFast(c->shared_blks_hit);
+	values[col++] = Int64GetDatumFast(copy->plan.calls);
+	col = put_timing(values, col, &copy->plan);
+	values[col++] = Int64GetDatumFast(copy->exec.calls);
+	col = put_timing(values, col, &copy->exec);
+	values[col++] = Int64GetDatumFast(copy->rows);
+	values[col++] = Int64GetDatumFast(copy->shared_blks_hit);
 	values[col++] = Int64GetDatumFast(r->shared_blks_read);
 	values[col++] = Int64GetDatumFast(r->shared_blks_dirtied);
 	values[col++] = Int64GetDatumFast(r->shared_blks_written);
@@ -223,9 +221,9 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 		nulls[col++] = true;
 #endif
 	}
-	values[col++] = TimestampTzGetDatum(e->stats_since);
-	values[col++] = TimestampTzGetDatum(e->minmax_stats_since);
-	values[col] = timestamp_or_null(c->last_executed, &nulls[col]);
+	values[col++] = TimestampTzGetDatum(copy->stats_since);
+	values[col++] = TimestampTzGetDatum(copy->minmax_stats_since);
+	values[col] = timestamp_or_null(copy->last_executed, &nulls[col]);
 	col++;
 	col = put_percentiles(copy, values, nulls, col);
 	if (shape->failure_cols)
@@ -318,17 +316,16 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext)
 	for (int i = 0; i < count; i++)
 	{
 		const PgsqEntryCopy *copy = &entries[i];
-		const PgsqEntryData *e = &copy->data;
 		Datum		values[PGSQ_CHANGED_COLS] = {0};
 		bool		nulls[PGSQ_CHANGED_COLS] = {0};
-		bool		visible = see_all || e->key.userid == userid;
+		bool		visible = see_all || copy->key.userid == userid;
 
 		/*
 		 * Created but never executed nor planned: nothing to show, unless it
 		 * failed and the row type has the failures (the drop-in's rows stay
 		 * pg_stat_statements')
 		 */
-		if (e->counters.plan.calls + e->counters.exec.calls == 0 &&
+		if (copy->plan.calls + copy->exec.calls == 0 &&
 			!(shape.failure_cols && copy->rare->failed_calls > 0))
 			continue;
 

@@ -26,20 +26,22 @@
 static const uint32 view_fractions[PGSQ_VIEW_PERCENTILES] = {5000, 9500, 9900};
 
 /*
- * Copy an entry's data but its histogram, about 1 kB that a full read of
- * many entries would copy for three numbers: those are read from it in
- * place, under the entry lock the caller holds.
+ * Copy what the view shows of an entry's data; the percentiles are read
+ * from its histogram in place, under the entry lock the caller holds.
  */
 static void
 copy_entry_data(PgsqEntryCopy *copy, const PgsqEntryData *data)
 {
 	const PgsqMainCounters *c = &data->counters;
 
-	memcpy(&copy->data, data, offsetof(PgsqEntryData, counters.exec_hist));
-	memset(&copy->data.counters.exec_hist, 0,
-		   offsetof(PgsqHistogram, counts));
-	memcpy(&copy->data.counters.plan, &c->plan,
-		   sizeof(PgsqEntryData) - offsetof(PgsqEntryData, counters.plan));
+	copy->key = data->key;
+	copy->stats_since = data->stats_since;
+	copy->minmax_stats_since = data->minmax_stats_since;
+	copy->plan = c->plan;
+	copy->exec = c->exec;
+	copy->rows = c->rows;
+	copy->shared_blks_hit = c->shared_blks_hit;
+	copy->last_executed = c->last_executed;
 	if (data->minmax_valid[PGSQ_EXEC])
 		pgsq_hist_percentiles(&c->exec_hist, view_fractions,
 							  PGSQ_VIEW_PERCENTILES, c->exec.min_time,

@@ -23,13 +23,21 @@ typedef struct PgsqResetFilter
 #define PGSQ_VIEW_PERCENTILES 3
 
 /*
- * An entry's data, rare counters and text, as collected for the SQL
- * functions.  The histogram is not copied (data.counters.exec_hist is left
- * empty): the view's percentiles are read from it under the entry lock.
+ * An entry's counters, rare counters and text, as collected for the SQL
+ * functions: what the view shows, not the histogram (about 1 kB, which a
+ * full read of many entries would copy for three numbers), whose
+ * percentiles are read under the entry lock instead.
  */
 typedef struct PgsqEntryCopy
 {
-	PgsqEntryData data;
+	PgsqKey		key;
+	TimestampTz stats_since;
+	TimestampTz minmax_stats_since;
+	PgsqTiming	plan;
+	PgsqTiming	exec;
+	int64		rows;
+	int64		shared_blks_hit;
+	TimestampTz last_executed;
 	double		percentiles[PGSQ_VIEW_PERCENTILES]; /* NaN: none */
 	const PgsqRareCounters *rare;	/* a copy, or zeros shared by all */
 	char	   *query;			/* text, palloc'd; NULL if none or not wanted */
