@@ -45,6 +45,9 @@ typedef struct ParkedCounters
 static HTAB *parked = NULL;
 static TimestampTz first_parked = 0;
 
+/* Something is parked: read on every statement's end (parked.h) */
+bool		pgsq_any_parked = false;
+
 static void unpark_at_exit(int code, Datum arg);
 
 /*
@@ -88,6 +91,7 @@ pgsq_park(const PgsqKey *key, const PgsqTextSource *src)
 	if (hash_get_num_entries(parked) == 0)
 		first_parked = GetCurrentStatementStartTimestamp();
 	p = hash_search(parked, key, HASH_ENTER, &found);
+	pgsq_any_parked = true;
 	if (!found)
 	{
 		p->text = InvalidDsaPointer;
@@ -139,6 +143,7 @@ pgsq_unpark_all(void)
 			pgsq_text_discard(p->text);
 		(void) hash_search(parked, &p->key, HASH_REMOVE, NULL);
 	}
+	pgsq_any_parked = false;
 }
 
 /* At backend exit, before the statistics system detaches: keep parked counts */
@@ -153,13 +158,13 @@ unpark_at_exit(int code, Datum arg)
 
 /*
  * Set parked counts into their entries once they have waited long enough
- * for the references to be collected (checked at statement ends: the
- * statement start time is already known, so this costs no clock read)
+ * for the references to be collected (pgsq_unpark_waited checks that
+ * something is parked first)
  */
 void
-pgsq_unpark_waited(void)
+pgsq_unpark_if_waited(void)
 {
-	if (unlikely(parked != NULL && hash_get_num_entries(parked) > 0) &&
+	if (parked != NULL && hash_get_num_entries(parked) > 0 &&
 		TimestampDifferenceExceeds(first_parked,
 								   GetCurrentStatementStartTimestamp(),
 								   PGSQ_GC_REQUEST_INTERVAL_MS))
