@@ -116,26 +116,34 @@ static void
 move_window(PgsqHistogram *h, int new_base)
 {
 	int			shift = new_base - h->base;
-	uint32		moved[PGSQ_HIST_BUCKETS] = {0};
 	uint64		below = 0;
 
 	if (shift == 0)
 		return;
-	for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
+	if (shift >= PGSQ_HIST_BUCKETS || -shift >= PGSQ_HIST_BUCKETS)
 	{
-		int			to = i - shift;
-
-		if (h->counts[i] == 0)
-			continue;
-		if (to < 0)
+		/* nothing stays in the window (moving down, nothing was in it) */
+		for (int i = 0; i < PGSQ_HIST_BUCKETS; i++)
 			below += h->counts[i];
-		else
-		{
-			Assert(to < PGSQ_HIST_BUCKETS);
-			moved[to] = h->counts[i];
-		}
+		memset(h->counts, 0, sizeof(h->counts));
 	}
-	memcpy(h->counts, moved, sizeof(moved));
+	else if (shift > 0)
+	{
+		/* up: the lowest buckets fall below the new window */
+		for (int i = 0; i < shift; i++)
+			below += h->counts[i];
+		memmove(&h->counts[0], &h->counts[shift],
+				(PGSQ_HIST_BUCKETS - shift) * sizeof(uint32));
+		memset(&h->counts[PGSQ_HIST_BUCKETS - shift], 0,
+			   shift * sizeof(uint32));
+	}
+	else
+	{
+		/* down: the caller checked that the top buckets are empty */
+		memmove(&h->counts[-shift], &h->counts[0],
+				(PGSQ_HIST_BUCKETS + shift) * sizeof(uint32));
+		memset(&h->counts[0], 0, -shift * sizeof(uint32));
+	}
 	h->base = (int16) new_base;
 	if (below > 0)
 	{
@@ -162,9 +170,9 @@ add_to_bucket(PgsqHistogram *h, int bucket, uint64 count)
 		 * An empty window is placed at a multiple of 8 buckets, so that the
 		 * pending histograms of a statement mostly fall within the window of
 		 * its shared one and merge bucket by bucket, with its first time
-		 * PGSQ_HIST_FIRST_INDEX to 7 more buckets from the bottom: a shared
-		 * histogram's usual buckets then share a cache line with its header,
-		 * which every merge reads.  A faster time moves the window down.
+		 * PGSQ_HIST_FIRST_INDEX to 7 more buckets from the bottom: room for
+		 * times down to 0.4 of the first one before a faster time has to
+		 * move the window down.
 		 */
 		h->base = (int16) ((bucket - PGSQ_HIST_FIRST_INDEX) & ~7);
 		h->collapsed = false;

@@ -34,8 +34,11 @@
 #define PGSQ_HIST_CELL_BITS 10
 #define PGSQ_HIST_CELLS (1 << PGSQ_HIST_CELL_BITS)
 
-/* Lowest window index of the first time counted in an empty histogram */
-#define PGSQ_HIST_FIRST_INDEX 1
+/*
+ * Lowest window index of the first time counted in an empty histogram:
+ * 24 buckets, four thirds of a doubling, leave room below it
+ */
+#define PGSQ_HIST_FIRST_INDEX 24
 
 /* One histogram; all zeroes is a valid empty one */
 typedef struct PgsqHistogram

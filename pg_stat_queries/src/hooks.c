@@ -38,14 +38,7 @@
 /* Depth of planner/executor/utility calls we are inside of */
 static int	nesting_level = 0;
 
-/*
- * The statement inside ExecutorStart, and its nesting level: set while it
- * runs, left set if it throws (note_start_failure), forgotten at abort.
- */
-static QueryDesc *starting_query = NULL;
-static int	starting_level = 0;
-
-static void note_start_failure(void);
+static void note_start_failure(int level);
 
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 static planner_hook_type prev_planner = NULL;
@@ -267,8 +260,8 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 	PG_CATCH();
 	{
 		nesting_level--;
-		if (starting_query != NULL)
-			note_start_failure();
+		if (pgsq_starting_query != NULL)
+			note_start_failure(nesting_level + 1);
 
 		/* planning time is only known when it is measured */
 		if (query_string != NULL && parse->queryId != INT64CONST(0) &&
@@ -297,16 +290,13 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 static void
 pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	QueryDesc  *outer = starting_query;
-
 	/* no error frame here (too dear per statement): see note_start_failure */
-	starting_query = queryDesc;
-	starting_level = nesting_level;
+	pgsq_starting_query = queryDesc;
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
-	starting_query = outer;
+	pgsq_starting_query = NULL;
 
 	if (queryDesc->plannedstmt->queryId != INT64CONST(0) &&
 		measuring(nesting_level))
@@ -315,23 +305,23 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 /*
  * Note the failure of a statement whose ExecutorStart threw the error being
- * handled (a permission check, say), if it is measured.  Called where the
- * error passes through: an enclosing statement's error frame, or, for a
- * top-level statement, which has none of ours, the error report
- * (pgsq_emit_log).  A failure caught below those (by a PL/pgSQL exception
- * block) is not seen: the subtransaction's abort forgets it.
+ * handled (a permission check, say), if it is measured; level is the one it
+ * ran at.  Called where the error passes through: an enclosing statement's
+ * error frame, or, for a top-level statement, which has none of ours, the
+ * error report (pgsq_emit_log).  A failure caught below those (by a
+ * PL/pgSQL exception block) is not seen: the subtransaction's abort forgets
+ * it (measure.c).
  */
 static void
-note_start_failure(void)
+note_start_failure(int level)
 {
-	QueryDesc  *query = starting_query;
+	QueryDesc  *query = pgsq_starting_query;
 	int			saved_level = nesting_level;
 
-	starting_query = NULL;
-	if (query->plannedstmt->queryId == INT64CONST(0) ||
-		!measuring(starting_level))
+	pgsq_starting_query = NULL;
+	if (query->plannedstmt->queryId == INT64CONST(0) || !measuring(level))
 		return;
-	nesting_level = starting_level;
+	nesting_level = level;
 	note_failure(query->plannedstmt->queryId, query->sourceText,
 				 query->plannedstmt->stmt_location,
 				 query->plannedstmt->stmt_len, 0);
@@ -368,8 +358,8 @@ pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 	PG_CATCH();
 	{
 		nesting_level--;
-		if (starting_query != NULL)
-			note_start_failure();
+		if (pgsq_starting_query != NULL)
+			note_start_failure(nesting_level + 1);
 		if (slot >= 0)
 			note_executor_failure(queryDesc, slot, &window);
 		PG_RE_THROW();
@@ -415,8 +405,8 @@ pgsq_ExecutorFinish(QueryDesc *queryDesc)
 	PG_CATCH();
 	{
 		nesting_level--;
-		if (starting_query != NULL)
-			note_start_failure();
+		if (pgsq_starting_query != NULL)
+			note_start_failure(nesting_level + 1);
 		if (slot >= 0)
 			note_executor_failure(queryDesc, slot, &window);
 		PG_RE_THROW();
@@ -497,8 +487,8 @@ call_process_utility(bool nested, const UtilityFailure *measured,
 	{
 		if (nested)
 			nesting_level--;
-		if (starting_query != NULL)
-			note_start_failure();
+		if (pgsq_starting_query != NULL)
+			note_start_failure(nesting_level + 1);
 		if (measured != NULL && measured->queryid != INT64CONST(0))
 			note_failure(measured->queryid, measured->source,
 						 measured->location, measured->len,
@@ -585,27 +575,10 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 static void
 pgsq_emit_log(ErrorData *edata)
 {
-	if (unlikely(starting_query != NULL) && edata->elevel >= ERROR)
-		note_start_failure();
+	if (unlikely(pgsq_starting_query != NULL) && edata->elevel >= ERROR)
+		note_start_failure(nesting_level);
 	if (prev_emit_log)
 		prev_emit_log(edata);
-}
-
-/* At abort, a statement that failed in ExecutorStart is gone */
-static void
-hooks_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		starting_query = NULL;
-}
-
-/* Likewise at a subtransaction's abort (a PL/pgSQL exception block) */
-static void
-hooks_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-					   SubTransactionId parentSubid, void *arg)
-{
-	if (event == SUBXACT_EVENT_ABORT_SUB)
-		starting_query = NULL;
 }
 
 /* Install our hooks, keeping the previous ones to call */
@@ -628,7 +601,5 @@ pgsq_install_hooks(void)
 	ProcessUtility_hook = pgsq_ProcessUtility;
 	prev_emit_log = emit_log_hook;
 	emit_log_hook = pgsq_emit_log;
-	RegisterXactCallback(hooks_xact_callback, NULL);
-	RegisterSubXactCallback(hooks_subxact_callback, NULL);
 	pgsq_measure_init();
 }

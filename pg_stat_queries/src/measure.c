@@ -51,6 +51,8 @@ typedef struct QuerySlot
 	PgsqUsage	usage;			/* set by the first window, not before */
 } QuerySlot;
 
+QueryDesc  *pgsq_starting_query = NULL;
+
 static QuerySlot *slots = NULL;
 static int	slot_count = 0;		/* slots in use, up to the last taken one */
 static int	slot_capacity = 0;
@@ -163,17 +165,23 @@ pgsq_query_failed_ms(int slot, const PgsqWindow *window)
 	return ms;
 }
 
-/* At transaction end no statement of it can still end: forget them all */
+/*
+ * At transaction end no statement of it can still end: forget them all,
+ * and at abort the statement that failed in ExecutorStart
+ */
 static void
 measure_xact_callback(XactEvent event, void *arg)
 {
 	(void) arg;
 	switch (event)
 	{
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			pgsq_starting_query = NULL;
+			slot_count = 0;
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:
 			slot_count = 0;
 			break;
@@ -182,12 +190,17 @@ measure_xact_callback(XactEvent event, void *arg)
 	}
 }
 
-/* Subtransaction end: statements of an aborted one never end */
+/*
+ * Subtransaction end: statements of an aborted one never end, nor does one
+ * that failed in ExecutorStart
+ */
 static void
 measure_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 						 SubTransactionId parentSubid, void *arg)
 {
 	(void) arg;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		pgsq_starting_query = NULL;
 	if (slot_count == 0)
 		return;
 	for (int i = 0; i < slot_count; i++)

@@ -35,6 +35,12 @@ extern int	pgsq_query_slot(const QueryDesc *query);
 extern void pgsq_query_add(int slot, const QueryDesc *query,
 						   const PgsqWindow *window);
 extern const PgsqUsage *pgsq_query_ended(const QueryDesc *query);
+
+/*
+ * The statement inside ExecutorStart (hooks.c), left set if that throws;
+ * the transaction's or subtransaction's abort clears it.
+ */
+extern PGDLLIMPORT QueryDesc *pgsq_starting_query;
 extern double pgsq_query_failed_ms(int slot, const PgsqWindow *window);
 extern void pgsq_measure_init(void);
 

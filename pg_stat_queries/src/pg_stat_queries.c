@@ -43,18 +43,18 @@ PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
 
 
 /*
- * The fields a merge touches lie in an entry's first three cache lines (see
- * PgsqSharedEntry): the lock, hints, key and start time in the first, the
- * histogram's header and the buckets where a statement's first time falls
- * (histogram.c) in the third.
+ * The fields every merge touches lie in an entry's first three cache lines
+ * (see PgsqSharedEntry): the lock, hints, key and start time in the first,
+ * the execution timing, rows, shared hits, last execution and the
+ * histogram's header in the next two; the bucket a merge adds to is one
+ * more line.
  */
 StaticAssertDecl(offsetof(PgsqSharedEntry, data.stats_since) + sizeof(TimestampTz) <=
 				 PG_CACHE_LINE_SIZE,
 				 "an entry's lock, key and start time must share a cache line");
-StaticAssertDecl(offsetof(PgsqSharedEntry,
-						  data.counters.exec_hist.counts[PGSQ_HIST_FIRST_INDEX + 8]) <=
+StaticAssertDecl(offsetof(PgsqSharedEntry, data.counters.exec_hist.counts) <=
 				 3 * PG_CACHE_LINE_SIZE,
-				 "an entry's execution counters and the histogram buckets of its first time must fit in three cache lines");
+				 "an entry's execution counters and the histogram's header must fit in three cache lines");
 
 /* A writing statement's usual rare counters: one line of the chunk (rare.c) */
 StaticAssertDecl(offsetof(PgsqRareCounters, shared_blks_written) + sizeof(int64) <=
