@@ -167,7 +167,7 @@ pgsq_query_failed_ms(int slot, const PgsqWindow *window)
 
 /*
  * At transaction end no statement of it can still end: forget them all,
- * and at abort the statement that failed in ExecutorStart
+ * and the statement that failed in ExecutorStart, if any
  */
 static void
 measure_xact_callback(XactEvent event, void *arg)
@@ -175,15 +175,13 @@ measure_xact_callback(XactEvent event, void *arg)
 	(void) arg;
 	switch (event)
 	{
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-			pgsq_starting_query = NULL;
-			slot_count = 0;
-			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
 		case XACT_EVENT_PREPARE:
 			slot_count = 0;
+			pgsq_starting_query = NULL;
 			break;
 		default:
 			break;
