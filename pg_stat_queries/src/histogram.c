@@ -171,8 +171,8 @@ add_to_bucket(PgsqHistogram *h, int bucket, uint64 count)
 		 * pending histograms of a statement mostly fall within the window of
 		 * its shared one and merge bucket by bucket, with its first time
 		 * PGSQ_HIST_FIRST_INDEX to 7 more buckets from the bottom: room for
-		 * times down to 0.4 of the first one before a faster time has to
-		 * move the window down.
+		 * times down to 0.4 of the first one before a faster time has to move
+		 * the window down.
 		 */
 		h->base = (int16) ((bucket - PGSQ_HIST_FIRST_INDEX) & ~7);
 		h->collapsed = false;

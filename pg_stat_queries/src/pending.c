@@ -490,7 +490,7 @@ flush_one(PendingStmt *ps, bool nowait)
 	else
 		entry = ps->entry;
 	return pgsq_merge_into_entry(entry, &ps->key, &ps->counters,
-							ps->entry_since, nowait);
+								 ps->entry_since, nowait);
 }
 
 /*

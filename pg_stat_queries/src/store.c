@@ -415,8 +415,8 @@ pgsq_free_all_orphans(void)
  */
 bool
 pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
-				 const PgsqCounters *counters, TimestampTz counted_for,
-				 bool nowait)
+					  const PgsqCounters *counters, TimestampTz counted_for,
+					  bool nowait)
 {
 	int64		calls_before;
 

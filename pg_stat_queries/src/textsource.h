@@ -24,8 +24,8 @@ typedef struct PgsqTextSource
 	int			len;			/* of the statement, 0: to the end */
 	const JumbleState *jstate;	/* at parse analysis, else NULL */
 	int			level;			/* nesting level it runs at */
-	bool		located;		/* source is the statement itself, already
-								 * cut out of its source text at location */
+	bool		located;		/* source is the statement itself, already cut
+								 * out of its source text at location */
 } PgsqTextSource;
 
 extern dsa_pointer pgsq_statement_text(const PgsqKey *key,
