@@ -28,6 +28,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/numeric.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
@@ -89,6 +90,23 @@ timestamp_or_null(TimestampTz ts, bool *isnull)
 	return TimestampTzGetDatum(ts);
 }
 
+/*
+ * wal_bytes as numeric: from the integer directly (parsing its decimal
+ * text was a twentieth of a full read); above the largest int64, which
+ * never happens in practice, through the text
+ */
+static Datum
+wal_bytes_datum(uint64 bytes)
+{
+	char		buf[32];
+
+	if (bytes <= (uint64) PG_INT64_MAX)
+		return NumericGetDatum(int64_to_numeric((int64) bytes));
+	snprintf(buf, sizeof(buf), UINT64_FORMAT, bytes);
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
 /* Append the timing columns of one phase (plan or exec) */
 static int
 put_timing(Datum *values, int col, const PgsqTiming *t)
@@ -113,12 +131,15 @@ put_timing(Datum *values, int col, const PgsqTiming *t)
 static Datum
 query_text_datum(const PgsqEntryCopy *copy, bool *isnull)
 {
-	char	   *converted;
+	const char *converted;
 
 	*isnull = (copy->query == NULL);
 	if (copy->query == NULL)
 		return (Datum) 0;
 	converted = pg_any_to_server(copy->query, copy->text_len, copy->encoding);
+	if (converted == copy->query)	/* no conversion: the length is known */
+		return PointerGetDatum(cstring_to_text_with_len(converted,
+														copy->text_len));
 	return CStringGetTextDatum(converted);
 }
 
@@ -151,7 +172,6 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 {
 	const PgsqRareCounters *r = copy->rare;
 	int			col = 0;
-	char		buf[32];
 
 	values[col++] = ObjectIdGetDatum(copy->key.userid);
 	values[col++] = ObjectIdGetDatum(copy->key.dbid);
@@ -193,10 +213,7 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 	values[col++] = Float8GetDatumFast(r->temp_blk_write_time);
 	values[col++] = Int64GetDatumFast(r->wal_records);
 	values[col++] = Int64GetDatumFast(r->wal_fpi);
-	snprintf(buf, sizeof(buf), UINT64_FORMAT, r->wal_bytes);
-	values[col++] = DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
-										ObjectIdGetDatum(InvalidOid),
-										Int32GetDatum(-1));
+	values[col++] = wal_bytes_datum(r->wal_bytes);
 	values[col++] = Int64GetDatumFast(r->wal_buffers_full);
 	values[col++] = Int64GetDatumFast(r->jit_functions);
 	values[col++] = Float8GetDatumFast(r->jit_generation_time);
@@ -285,6 +302,46 @@ check_row_type(int natts, bool changes)
 	return shape;				/* keep compiler quiet */
 }
 
+/* What emit_row needs to make the rows of one call */
+typedef struct RowEmitter
+{
+	ReturnSetInfo *rsinfo;
+	RowShape	shape;
+	Oid			userid;			/* the caller */
+	bool		see_all;		/* has pg_read_all_stats */
+	bool		showtext;
+} RowEmitter;
+
+/*
+ * Make one entry's row (pgsq_scan_entries calls it for each, under a
+ * partition lock of the statistics system's hash: it takes none)
+ */
+static void
+emit_row(const PgsqEntryCopy *copy, void *arg)
+{
+	RowEmitter *em = (RowEmitter *) arg;
+	Datum		values[PGSQ_CHANGED_COLS] = {0};
+	bool		nulls[PGSQ_CHANGED_COLS] = {0};
+	bool		visible = em->see_all || copy->key.userid == em->userid;
+
+	/*
+	 * Created but never executed nor planned: nothing to show, unless it
+	 * failed and the row type has the failures (the drop-in's rows stay
+	 * pg_stat_statements')
+	 */
+	if (copy->plan.calls + copy->exec.calls == 0 &&
+		!(em->shape.failure_cols && copy->rare->failed_calls > 0))
+		return;
+
+	fill_row(copy, visible, em->showtext, &em->shape, values, nulls);
+	if (em->shape.stored_col >= 0)
+		values[em->shape.stored_col] =
+			timestamp_or_null(visible ? copy->text_stored_at : 0,
+							  &nulls[em->shape.stored_col]);
+	tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values,
+						 nulls);
+}
+
 /*
  * The rows of pg_stat_queries() and pg_stat_queries_changed(): entries
  * changed at or after since (all for 0), texts stored at or after since.
@@ -295,47 +352,26 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			userid = GetUserId();
 	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
-	PgsqEntryCopy *entries;
-	int			count;
-	RowShape	shape;
+	RowEmitter	emitter;
 
 	require_store();
 	pgsq_failures_count();
 	pgsq_flush_own_pending();
 
 	InitMaterializedSRF(fcinfo, 0);
-	shape = check_row_type(rsinfo->setDesc->natts, since != 0);
+	emitter.rsinfo = rsinfo;
+	emitter.shape = check_row_type(rsinfo->setDesc->natts, since != 0);
+	emitter.userid = userid;
+	emitter.see_all = see_all;
+	emitter.showtext = showtext;
 
 	/*
 	 * A text stored before since goes to a collector anyway when the entry
 	 * itself is newer: unmerged entries are not shown, so the collector's
 	 * previous read cannot have had it (scan.c).
 	 */
-	count = pgsq_collect_entries(&entries, since, showtext,
-								 see_all ? InvalidOid : userid);
-	for (int i = 0; i < count; i++)
-	{
-		const PgsqEntryCopy *copy = &entries[i];
-		Datum		values[PGSQ_CHANGED_COLS] = {0};
-		bool		nulls[PGSQ_CHANGED_COLS] = {0};
-		bool		visible = see_all || copy->key.userid == userid;
-
-		/*
-		 * Created but never executed nor planned: nothing to show, unless it
-		 * failed and the row type has the failures (the drop-in's rows stay
-		 * pg_stat_statements')
-		 */
-		if (copy->plan.calls + copy->exec.calls == 0 &&
-			!(shape.failure_cols && copy->rare->failed_calls > 0))
-			continue;
-
-		fill_row(copy, visible, showtext, &shape, values, nulls);
-		if (shape.stored_col >= 0)
-			values[shape.stored_col] =
-				timestamp_or_null(visible ? copy->text_stored_at : 0,
-								  &nulls[shape.stored_col]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+	pgsq_scan_entries(since, showtext, see_all ? InvalidOid : userid,
+					  emit_row, &emitter);
 }
 
 /* pg_stat_queries(showtext boolean): one row per statement */

@@ -353,21 +353,27 @@ pgsq_text_stored_at(PgsqSharedEntry *entry)
 }
 
 /*
- * A palloc'd copy of an entry's text, or NULL if it has none; entry lock
- * held (either mode).  *len, *encoding and *stored_at (0 without a text)
- * describe it.
+ * The bytes of an entry's text, NUL-terminated, valid while the caller
+ * holds the entry lock; NULL if it has none.
  */
+const char *
+pgsq_text_peek(PgsqSharedEntry *entry, int *len, int *encoding,
+			   TimestampTz *stored_at)
+{
+	*stored_at = 0;
+	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_STORED)
+		return NULL;
+	return pgsq_text_bytes(entry->text, len, encoding, stored_at);
+}
+
+/* A palloc'd copy of an entry's text, under its lock; NULL if it has none */
 char *
 pgsq_text_copy(PgsqSharedEntry *entry, int *len, int *encoding,
 			   TimestampTz *stored_at)
 {
-	const char *bytes;
+	const char *bytes = pgsq_text_peek(entry, len, encoding, stored_at);
 
-	*stored_at = 0;
-	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_STORED)
-		return NULL;
-	bytes = pgsq_text_bytes(entry->text, len, encoding, stored_at);
-	return pnstrdup(bytes, *len);
+	return bytes != NULL ? pnstrdup(bytes, *len) : NULL;
 }
 
 

@@ -52,6 +52,8 @@ extern void pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text);
 extern dsa_pointer pgsq_text_take(PgsqSharedEntry *entry);
 extern void pgsq_text_reopen(PgsqSharedEntry *entry);
 extern TimestampTz pgsq_text_stored_at(PgsqSharedEntry *entry);
+extern const char *pgsq_text_peek(PgsqSharedEntry *entry, int *len,
+								  int *encoding, TimestampTz *stored_at);
 extern char *pgsq_text_copy(PgsqSharedEntry *entry, int *len, int *encoding,
 							TimestampTz *stored_at);
 extern const char *pgsq_text_bytes(dsa_pointer text, int *len,

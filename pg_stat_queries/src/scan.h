@@ -40,14 +40,18 @@ typedef struct PgsqEntryCopy
 	TimestampTz last_executed;
 	double		percentiles[PGSQ_VIEW_PERCENTILES]; /* NaN: none */
 	const PgsqRareCounters *rare;	/* a copy, or zeros shared by all */
-	char	   *query;			/* text, palloc'd; NULL if none or not wanted */
+	const char *query;			/* text, NUL-terminated; NULL if none or not
+								 * wanted */
 	int			text_len;
 	int			encoding;
 	TimestampTz text_stored_at; /* when it was stored; 0 if none */
 } PgsqEntryCopy;
 
-extern int	pgsq_collect_entries(PgsqEntryCopy **entries, TimestampTz since,
-								 bool texts, Oid text_user);
+/* Called by pgsq_scan_entries for each entry; query is valid only then */
+typedef void (*PgsqEntryEmit) (const PgsqEntryCopy *copy, void *arg);
+
+extern void pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
+							  PgsqEntryEmit emit, void *arg);
 extern bool pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data);
 extern char *pgsq_fetch_text(const PgsqKey *key, int *len);
 extern int64 pgsq_count_entries(void);
