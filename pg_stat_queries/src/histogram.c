@@ -320,6 +320,15 @@ index_bounds(const PgsqHistogram *h, int index, double min_ms,
 		*lower = min_ms;
 }
 
+/* The nearest rank of a fraction in parts per 10,000 of total, 1 to total */
+static inline uint64
+rank_of(uint32 fraction, uint64 total)
+{
+	uint64		rank = ((uint64) fraction * total + 9999) / 10000;
+
+	return Min(Max(rank, 1), total);
+}
+
 /*
  * The times below which the given fractions of executions fall (nearest
  * rank), fractions ascending and in parts per 10,000 so that the ranks
@@ -352,28 +361,31 @@ pgsq_hist_percentiles(const PgsqHistogram *h, const uint32 *fractions,
 	}
 	for (int i = first; i <= last; i++)
 		total += h->counts[i];
+	if (total == 0)
+	{
+		for (k = 0; k < n; k++)
+			out[k] = get_float8_nan();
+		return;
+	}
 	for (int i = first; i <= last && k < n; i++)
 	{
 		double		lower;
 		double		upper;
 		double		value;
 
-		seen += h->counts[i];
 		if (h->counts[i] == 0)
 			continue;
+		seen += h->counts[i];
+		if (seen < rank_of(fractions[k], total))
+			continue;
+
+		/* this bucket holds the next ranks: its value, computed once */
 		index_bounds(h, i, min_ms, &lower, &upper);
 		value = 2.0 * lower * upper / (lower + upper);
 		if (max_ms >= min_ms)
 			value = Max(Min(value, max_ms), min_ms);
-		for (; k < n; k++)
-		{
-			uint64		rank = (fractions[k] * total + 9999) / 10000;
-
-			rank = Min(Max(rank, 1), total);
-			if (seen < rank)
-				break;
+		for (; k < n && seen >= rank_of(fractions[k], total); k++)
 			out[k] = value;
-		}
 	}
 	Assert(k == n);
 }
