@@ -15,6 +15,13 @@
 #                                0 failed" or "0 passed, 1 failed" and exits
 #                                non-zero when something does not work
 #   PG_MAJOR=19 OUT_DIR=bench/results/pg19 bench/full_read.sh
+#   bench/full_read.sh --profile   part 1 at SIZES (5000) only, then perf
+#                                (perf record --call-graph dwarf) on the
+#                                reading backend of each reader and query of
+#                                PROFILE_READERS and PROFILE_QUERIES, reading
+#                                for about PROFILE_SECONDS; writes only
+#                                OUT_DIR/full_read_profile_perf.txt (self time
+#                                by object and by symbol, inclusive time)
 #
 # Two servers run side by side from the same build, with the same settings
 # (fsync off, track_utility off, save off, as bench/run's otherwise):
@@ -90,9 +97,11 @@
 set -euo pipefail
 
 SMOKE=0
+PROFILE=0
 for arg in "$@"; do
 	case "$arg" in
 		--smoke) SMOKE=1 ;;
+		--profile) PROFILE=1 ;;
 		-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "bench/full_read.sh: unknown argument $arg (try --help)" >&2; exit 2 ;;
 	esac
@@ -117,6 +126,25 @@ if [ "$SMOKE" = 1 ]; then
 	WUR_MAX=${WUR_MAX:-100}
 	UNIQUE_TABLES=${UNIQUE_TABLES:-60}
 	SHARED_BUFFERS=${SHARED_BUFFERS:-128MB}
+elif [ "$PROFILE" = 1 ]; then
+	command -v perf >/dev/null || bench_die "--profile needs perf (Debian: linux-perf)"
+	FLAVOR=${PGSQ_BENCH_FLAVOR:-release}
+	SIZES=${SIZES:-5000}
+	MANY_TABLES=${MANY_TABLES:-0}
+	MANY_STMTS=${MANY_STMTS:-5000}
+	MAX=${MAX:-60000}
+	ROUNDS=${ROUNDS:-3}
+	READS=${READS:-7}
+	WUR_ROUNDS=0
+	WUR_DURATION=0
+	WUR_BASELINE=0
+	WUR_MAX=${WUR_MAX:-5000}
+	UNIQUE_TABLES=${UNIQUE_TABLES:-1000}
+	SHARED_BUFFERS=${SHARED_BUFFERS:-256MB}
+	PROFILE_READERS=${PROFILE_READERS:-"ours pgss"}
+	PROFILE_QUERIES=${PROFILE_QUERIES:-"count star"}
+	PROFILE_SECONDS=${PROFILE_SECONDS:-8}
+	PROFILE_FREQ=${PROFILE_FREQ:-999}
 else
 	FLAVOR=${PGSQ_BENCH_FLAVOR:-release}
 	SIZES=${SIZES:-"5000 50000"}
@@ -217,6 +245,10 @@ WUR_TSV=$WORK/full_read_wur.tsv
 CASES_TSV=$WORK/full_read_cases.tsv
 
 bench_say "build $PGBIN ($FLAVOR), work directory $WORK, ports ${SERVER_PORT[pgsq]} (pgsq) ${SERVER_PORT[pgss]} (pgss)"
+if [ "$PROFILE" = 1 ]; then
+	{ echo "# bench/full_read.sh --profile, $("$PGBIN/postgres" --version) ($FLAVOR build), $(date -u '+%Y-%m-%d %H:%M UTC'), main at $(git -C "$REPO_ROOT" rev-parse --short HEAD)"
+	  echo; } >"$OUT_DIR/full_read_profile_perf.txt"
+fi
 bench_say "sizes: $SIZES; many tables: $MANY_TABLES beside $MANY_STMTS statements; $ROUNDS rounds x $READS reads;" \
 	"writers under a reader: $WUR_ROUNDS rounds x ${WUR_DURATION}s, $CLIENTS clients"
 
@@ -377,6 +409,55 @@ measure_case() {
 	done
 }
 
+# perf on the backend of one reader session per reader and query, for case
+# $1 (after its measured reads, whose median sets the number of reads)
+profile_case() {
+	local case=$1 q rd sql med n pid i data rpid perfpid
+	local txt=$OUT_DIR/full_read_profile_perf.txt
+	for q in $PROFILE_QUERIES; do
+		for rd in $PROFILE_READERS; do
+			med=$(awk -F'\t' -v c="$case" -v q="$q" -v rd="$rd" '$1 == c && $3 == q && $4 == rd { print $6 }' "$TSV" |
+				sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+			n=$(awk -v s="$PROFILE_SECONDS" -v m="$med" 'BEGIN { n = int(s * 1000 / m); print (n < 20 ? 20 : n) }')
+			sql=$(query_sql "$q" "$(reader_view "$rd")")
+			use_server "$(reader_server "$rd")"
+			{ sleep 2; for ((i = 0; i < n; i++)); do echo "$sql \\g /dev/null"; done; } |
+				as_bench_user "PGAPPNAME=full_read_profile psql -X -q -v ON_ERROR_STOP=1" &
+			rpid=$!
+			pid=""
+			for ((i = 0; i < 50; i++)); do
+				pid=$(bench_psql "SELECT pid FROM pg_stat_activity WHERE application_name = 'full_read_profile'")
+				[ -z "$pid" ] || break
+				sleep 0.05
+			done
+			[ -n "$pid" ] || bench_die "no backend for the profiled session"
+			data=$WORK/perf_${q}_$rd.data
+			# perf stops when the backend exits, at the end of the session
+			perf record -q -F "$PROFILE_FREQ" --call-graph dwarf,16384 -o "$data" -p "$pid" >/dev/null 2>&1 &
+			perfpid=$!
+			BG_PIDS=("$perfpid")
+			wait "$rpid" || bench_die "the profiled session failed"
+			wait "$perfpid" || true
+			BG_PIDS=()
+			bench_say "profiled $sql ($rd): $n reads, median ${med} ms"
+			{
+				echo "=== case $case: $sql ($rd), $n reads (median of the measured reads: $med ms)"
+				perf report -i "$data" --no-children --sort dso --stdio -g none 2>/dev/null | grep '^# Samples' || true
+				echo "--- self time by object"
+				perf report -i "$data" --no-children --sort dso --stdio -g none 2>/dev/null |
+					grep -v '^#' | grep -v '^$' | sed 's/ *$//' | head -n 8
+				echo "--- self time by symbol (>= 0.7%)"
+				perf report -i "$data" --no-children --sort symbol --stdio -g none --percent-limit 0.7 2>/dev/null |
+					grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//' | head -n 40
+				echo "--- inclusive time by symbol (>= 4%, below 99%)"
+				perf report -i "$data" --children --sort symbol --stdio -g none --percent-limit 4 2>/dev/null |
+					grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//' | awk '$1 + 0 < 99' | head -n 40
+				echo
+			} >>"$txt"
+		done
+	done
+}
+
 # --- part 1 -----------------------------------------------------------------
 printf 'case\tround\tquery\treader\tread\tms\n' >"$TSV"
 printf 'case\trows_ours\trows_pgss\ttables_with_stats\n' >"$CASES_TSV"
@@ -387,6 +468,7 @@ for n in $SIZES; do
 	fill_both "$done_n" $((n - done_n))
 	done_n=$n
 	measure_case "$n" "$n"
+	if [ "$PROFILE" = 1 ]; then profile_case "$n"; fi
 done
 
 # --- part 2: writers under a reader -------------------------------------------
@@ -475,6 +557,10 @@ if [ "$MANY_TABLES" -ge 1 ]; then
 fi
 
 # --- server logs, environment, report -----------------------------------------------
+if [ "$PROFILE" = 1 ]; then
+	bench_say "done: profile in $OUT_DIR/full_read_profile_perf.txt"
+	exit 0
+fi
 failures=0
 for s in pgsq pgss; do
 	use_server "$s"
