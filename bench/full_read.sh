@@ -169,6 +169,7 @@ COLUMNS_N=225
 TABLES_PER_DO=500
 
 SIZES=$(printf '%s\n' $SIZES | sort -n | tr '\n' ' ')
+SIZES=${SIZES% }
 for n in $SIZES $MANY_STMTS; do
 	[ "$n" -ge 1 ] && [ "$n" -le $((COLUMNS_N * COLUMNS_N)) ] ||
 		bench_die "statement counts must be within 1..$((COLUMNS_N * COLUMNS_N)) (got $n)"
@@ -576,11 +577,11 @@ done
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	dirty=$(git -C "$REPO_ROOT" status --porcelain -- pg_stat_queries 2>/dev/null | grep -v '^??' | awk '{ print $2 }' | tr '\n' ' ' || true)
-	echo "commit=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null)${dirty:+ plus uncommitted changes to ${dirty% }}"
+	echo "commit=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null) (pg_stat_queries sources as of $(git -C "$REPO_ROOT" log -1 --format=%h -- pg_stat_queries mk 2>/dev/null))${dirty:+ plus uncommitted changes to ${dirty% }}"
 	echo "cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1) x $CORES"
 	echo "memory=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "postgres=$("$PGBIN/postgres" --version) ($FLAVOR build)"
-	echo "settings=SIZES=$SIZES MANY_TABLES=$MANY_TABLES MANY_STMTS=$MANY_STMTS MAX=$MAX ROUNDS=$ROUNDS READS=$READS WUR_ROUNDS=$WUR_ROUNDS WUR_DURATION=${WUR_DURATION}s WUR_BASELINE=$WUR_BASELINE WUR_MAX=$WUR_MAX UNIQUE_TABLES=$UNIQUE_TABLES CLIENTS=$CLIENTS THREADS=$THREADS shared_buffers=$SHARED_BUFFERS"
+	echo "settings=SIZES=${SIZES// /,} MANY_TABLES=$MANY_TABLES MANY_STMTS=$MANY_STMTS MAX=$MAX ROUNDS=$ROUNDS READS=$READS WUR_ROUNDS=$WUR_ROUNDS WUR_DURATION=${WUR_DURATION}s WUR_BASELINE=$WUR_BASELINE WUR_MAX=$WUR_MAX UNIQUE_TABLES=$UNIQUE_TABLES CLIENTS=$CLIENTS THREADS=$THREADS shared_buffers=$SHARED_BUFFERS"
 	echo "smoke=$SMOKE"
 } >"$OUT_DIR/full_read_env.txt"
 cp "$TSV" "$WUR_TSV" "$CASES_TSV" "$OUT_DIR/"
