@@ -178,7 +178,8 @@ def main():
                 f"Without the reader: {tps_med[('pgsq', 'none')] / tps_med[('pgss', 'none')]:.2f}.")
             for s, name in (("pgss", "pg_stat_statements"), ("pgsq", "pg_stat_queries")):
                 if (s, "reader") in tps_med:
-                    notes.append(f"The reader leaves {name}' writers " if name.endswith("s") else f"The reader leaves {name}'s writers "
+                    owner = name + ("'" if name.endswith("s") else "'s")
+                    notes.append(f"The reader leaves {owner} writers "
                                  f"{tps_med[(s, 'reader')] / tps_med[(s, 'none')]:.2f} of their TPS.")
         lines += [" ".join(notes), ""]
 
