@@ -21,7 +21,9 @@
 #                                PROFILE_READERS and PROFILE_QUERIES, reading
 #                                for about PROFILE_SECONDS; writes only
 #                                OUT_DIR/full_read_profile_perf.txt (self time
-#                                by object and by symbol, inclusive time)
+#                                by object, then CPU ms per read: in total, in
+#                                the functions of PROFILE_FUNCS, in page faults
+#                                and per symbol; bench/lib/perf_breakdown.py)
 #
 # Two servers run side by side from the same build, with the same settings
 # (fsync off, track_utility off, save off, as bench/run's otherwise):
@@ -145,6 +147,8 @@ elif [ "$PROFILE" = 1 ]; then
 	PROFILE_QUERIES=${PROFILE_QUERIES:-"count star"}
 	PROFILE_SECONDS=${PROFILE_SECONDS:-8}
 	PROFILE_FREQ=${PROFILE_FREQ:-999}
+	# functions whose inclusive time is reported
+	PROFILE_FUNCS=${PROFILE_FUNCS:-ExecMakeTableFunctionResult,pgsq_collect_entries,pg_stat_statements_internal,tuplestore_putvalues,pgsq_hist_percentiles,pgsq_text_copy,pnstrdup,LWLockAcquire,dshash_seq_next,hash_seq_search,qtext_load_file,numeric_in,tuplestore_end,printtup,float8out,int8out,timestamptz_out,socket_putmessage}
 else
 	FLAVOR=${PGSQ_BENCH_FLAVOR:-release}
 	SIZES=${SIZES:-"5000 50000"}
@@ -247,7 +251,7 @@ CASES_TSV=$WORK/full_read_cases.tsv
 
 bench_say "build $PGBIN ($FLAVOR), work directory $WORK, ports ${SERVER_PORT[pgsq]} (pgsq) ${SERVER_PORT[pgss]} (pgss)"
 if [ "$PROFILE" = 1 ]; then
-	{ echo "# bench/full_read.sh --profile, $("$PGBIN/postgres" --version) ($FLAVOR build), $(date -u '+%Y-%m-%d %H:%M UTC'), main at $(git -C "$REPO_ROOT" rev-parse --short HEAD)"
+	{ echo "# bench/full_read.sh --profile, $("$PGBIN/postgres" --version) ($FLAVOR build), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$REPO_ROOT" rev-parse --short HEAD) (pg_stat_queries sources as of $(git -C "$REPO_ROOT" log -1 --format=%h -- pg_stat_queries mk))"
 	  echo; } >"$OUT_DIR/full_read_profile_perf.txt"
 fi
 bench_say "sizes: $SIZES; many tables: $MANY_TABLES beside $MANY_STMTS statements; $ROUNDS rounds x $READS reads;" \
@@ -447,12 +451,8 @@ profile_case() {
 				echo "--- self time by object"
 				perf report -i "$data" --no-children --sort dso --stdio -g none 2>/dev/null |
 					grep -v '^#' | grep -v '^$' | sed 's/ *$//' | head -n 8
-				echo "--- self time by symbol (>= 0.7%)"
-				perf report -i "$data" --no-children --sort symbol --stdio -g none --percent-limit 0.7 2>/dev/null |
-					grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//' | head -n 40
-				echo "--- inclusive time by symbol (>= 4%, below 99%)"
-				perf report -i "$data" --children --sort symbol --stdio -g none --percent-limit 4 2>/dev/null |
-					grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//' | awk '$1 + 0 < 99' | head -n 40
+				echo "--- per read (bench/lib/perf_breakdown.py)"
+				python3 "$BENCH_ROOT/lib/perf_breakdown.py" "$data" "$n" "$PROFILE_FREQ" "$PROFILE_FUNCS"
 				echo
 			} >>"$txt"
 		done
