@@ -41,12 +41,14 @@
 #             each with a statistics entry (created, given a row and read
 #             once in DO blocks, so that no statement is counted), on newly
 #             initialized clusters
-# ROUNDS rounds; in each, query by query, the readers one after the other in
-# an order that rotates with every query and round: ours (pg_stat_queries),
-# dropin (the drop-in's pg_stat_statements, same server), pgss.  A reader is
-# one psql session doing a warm-up read, then READS timed reads of
+# Three readers, each a psql session: ours (pg_stat_queries), dropin (the
+# drop-in's pg_stat_statements, same server), pgss.  ROUNDS rounds, each
+# with new sessions; in a round, query by query of
 #   SELECT count(*) FROM v | SELECT * FROM v | SELECT * FROM v(false)
-# each as "\g /dev/null" under psql's \timing (server time and transfer,
+# a warm-up read by each reader, then READS reads by each, the readers
+# taking turns read by read (the order rotating with every read, query and
+# round), so that a burst of load from elsewhere hits them alike.  Each read
+# is "\g /dev/null" under psql's \timing (server time and transfer,
 # connection excluded).  Reported: the median of all timed reads, and its
 # ratio to pg_stat_statements'.
 #
@@ -361,16 +363,53 @@ wait_for_rows() {
 	echo "$n"
 }
 
-# One reader session on server $1: a warm-up read of $2 then READS timed
-# ones; prints the times (ms), one a line
-read_session() {
-	local s=$1 sql=$2 i out
-	use_server "$s"
-	out=$({ echo '\timing on'
-		for ((i = 0; i <= READS; i++)); do echo "$sql \\g /dev/null"; done
-	      } | as_bench_user "psql -X -q -v ON_ERROR_STOP=1" 2>&1) ||
-		{ echo "$out" >&2; bench_die "$s: $sql failed"; }
-	echo "$out" | { grep -o '^Time: [0-9.]*' || true; } | awk 'NR > 1 { print $2 }'
+# Readers: psql sessions kept open, one per reader, fed through FIFOs so
+# that their reads can alternate one by one.  open_reader NAME SERVER
+declare -A RD_IN RD_OUT RD_PID
+open_reader() {
+	local name=$1 fin=$WORK/reader_$1.in fout=$WORK/reader_$1.out fd
+	use_server "$2"
+	rm -f "$fin" "$fout"
+	mkfifo "$fin" "$fout"
+	# stdbuf: psql's output goes to a pipe, where stdio would hold it back
+	# (and without the other readers' ends of their FIFOs: a reader sees the
+	# end of its input only when every copy of the writing end is closed)
+	(
+		for fd in "${RD_IN[@]}" "${RD_OUT[@]}"; do exec {fd}>&-; done
+		as_bench_user "stdbuf -oL psql -X -q -v ON_ERROR_STOP=1"
+	) <"$fin" >"$fout" 2>&1 &
+	RD_PID[$name]=$!
+	BG_PIDS+=("${RD_PID[$name]}")
+	exec {fd}>"$fin"
+	RD_IN[$name]=$fd
+	exec {fd}<"$fout"
+	RD_OUT[$name]=$fd
+	echo '\timing on' >&"${RD_IN[$name]}"
+}
+
+close_reader() {
+	local name=$1 fd
+	fd=${RD_IN[$name]}
+	exec {fd}>&-
+	fd=${RD_OUT[$name]}
+	exec {fd}<&-
+	wait "${RD_PID[$name]}" || bench_die "reader $name failed"
+	rm -f "$WORK/reader_$name.in" "$WORK/reader_$name.out"
+}
+
+# One read of $2 by reader $1: prints psql's time (ms)
+read_once() {
+	local name=$1 sql=$2 line t="" out=""
+	printf '%s \\g /dev/null\n\\echo @@done\n' "$sql" >&"${RD_IN[$name]}"
+	while IFS= read -r -t 600 -u "${RD_OUT[$name]}" line; do
+		case "$line" in
+			Time:*) t=${line#Time: }; t=${t%% *} ;;
+			@@done) echo "$t"; return 0 ;;
+			*) out="$out$line"$'\n' ;;
+		esac
+	done
+	echo "$out" >&2
+	bench_die "reader $name: $sql failed"
 }
 
 reader_server() { case "$1" in ours|dropin) echo pgsq ;; pgss) echo pgss ;; esac; }
@@ -385,7 +424,7 @@ query_sql() {
 
 # Part 1 for one case named $1 (both servers filled)
 measure_case() {
-	local case=$1 r qi q k rd sql times n rows_ours rows_pgss missing
+	local case=$1 r qi q k i rd sql t rows_ours rows_pgss missing
 	local -a readers=(ours dropin pgss)
 	local -a queries=(count star notext)
 	rows_ours=$(wait_for_rows pgsq pg_stat_queries "$2")
@@ -398,18 +437,22 @@ measure_case() {
 	printf '%s\t%s\t%s\t%s\n' "$case" "$rows_ours" "$rows_pgss" "$tables" >>"$CASES_TSV"
 	bench_say "case $case: rows ours $rows_ours, pgss $rows_pgss; tables with statistics: $tables"
 	for ((r = 1; r <= ROUNDS; r++)); do
+		for rd in "${readers[@]}"; do open_reader "$rd" "$(reader_server "$rd")"; done
 		for qi in 0 1 2; do
 			q=${queries[$qi]}
-			for k in 0 1 2; do
-				rd=${readers[$(((k + r + qi) % 3))]}
-				sql=$(query_sql "$q" "$(reader_view "$rd")")
-				times=$(read_session "$(reader_server "$rd")" "$sql")
-				n=$(echo "$times" | grep -c . || true)
-				[ "$n" -eq "$READS" ] || bench_die "$rd: $n timings for $READS reads of $sql"
-				echo "$times" | awk -v c="$case" -v r="$r" -v q="$q" -v rd="$rd" \
-					'{ printf "%s\t%s\t%s\t%s\t%d\t%s\n", c, r, q, rd, NR, $1 }' >>"$TSV"
+			# read 0 of each reader is its warm-up for this query
+			for ((i = 0; i <= READS; i++)); do
+				for k in 0 1 2; do
+					rd=${readers[$(((k + r + qi + i) % 3))]}
+					sql=$(query_sql "$q" "$(reader_view "$rd")")
+					t=$(read_once "$rd" "$sql")
+					[ -n "$t" ] || bench_die "reader $rd: no time for $sql"
+					[ "$i" = 0 ] || printf '%s\t%s\t%s\t%s\t%d\t%s\n' "$case" "$r" "$q" "$rd" "$i" "$t" >>"$TSV"
+				done
 			done
 		done
+		for rd in "${readers[@]}"; do close_reader "$rd"; done
+		BG_PIDS=()
 		bench_say "case $case: round $r of $ROUNDS done"
 	done
 }
