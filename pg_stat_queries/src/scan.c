@@ -20,6 +20,7 @@
 #include "scan.h"
 #include "store.h"
 #include "utils/float.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 /* The view's percentiles, in parts per 10,000 of the executions */
@@ -54,89 +55,180 @@ copy_entry_data(PgsqEntryCopy *copy, const PgsqEntryData *data)
 }
 
 /*
+ * What a read copies, kept from one read to the next in this backend (in
+ * TopMemoryContext) while it is small enough: the pages of memory a read
+ * touches for the first time, faulted in by the kernel, were a fifth of a
+ * read of 5,000 statements.  Larger buffers are freed after the read.
+ */
+#define PGSQ_READ_BUFFERS_KEPT (4 * 1024 * 1024)
+
+static PgsqEntryCopy *read_copies = NULL;
+static Size read_copies_size = 0;
+static PgsqRareCounters *read_rares = NULL;
+static Size read_rares_size = 0;
+static char *read_texts = NULL;
+static Size read_texts_size = 0;
+
+/* Make a read buffer hold at least "need" items of "item" bytes */
+static void *
+fit_read_buffer(void *buf, Size item, Size *size, Size need, bool keep)
+{
+	Size		want;
+
+	if (*size >= need)
+		return buf;
+	want = Max(need, Max(*size * 2, 64));
+	want = Min(want, MaxAllocHugeSize / item);
+	if (want < need)
+		elog(ERROR, "too many statements to read at once");
+	if (buf == NULL)
+		buf = MemoryContextAllocHuge(TopMemoryContext, want * item);
+	else if (keep)
+		buf = repalloc_huge(buf, want * item);
+	else
+	{
+		pfree(buf);
+		buf = MemoryContextAllocHuge(TopMemoryContext, want * item);
+	}
+	*size = want;
+	return buf;
+}
+
+/* Free read buffers too large to keep */
+static void
+trim_read_buffers(void)
+{
+	if (read_copies_size * sizeof(PgsqEntryCopy) > PGSQ_READ_BUFFERS_KEPT)
+	{
+		pfree(read_copies);
+		read_copies = NULL;
+		read_copies_size = 0;
+	}
+	if (read_rares_size * sizeof(PgsqRareCounters) > PGSQ_READ_BUFFERS_KEPT)
+	{
+		pfree(read_rares);
+		read_rares = NULL;
+		read_rares_size = 0;
+	}
+	if (read_texts_size > PGSQ_READ_BUFFERS_KEPT)
+	{
+		pfree(read_texts);
+		read_texts = NULL;
+		read_texts_size = 0;
+	}
+}
+
+/*
  * Pass every initialized entry changed at or after since (all of them for
  * 0) to emit, as a copy of what the view shows of it, with its rare
  * counters.  With texts, the copy has the text of each entry of text_user
  * (every user's for InvalidOid) that was stored at or after since, or whose
  * entry is that new (a reader of changes that came before cannot have had
  * it).  Partition locks are taken shared, one at a time, and each entry's
- * lock shared while it is checked and copied.  emit runs after the entry
- * lock is released, under the partition lock: rows are made as the scan
- * goes, so a read of many entries needs no array of copies (whose pages
- * faulted in were a fifth of a read's time) and no copy of each text but
- * the row's own.  emit must not take locks of the statistics system.
+ * lock shared while it is checked and copied; nothing else is done under
+ * them: emit runs after the scan, so writers never wait for rows being made.
  */
 void
 pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
 				  PgsqEntryEmit emit, void *arg)
 {
 	static const PgsqRareCounters no_rare;
-	PgsqRareCounters rare;
-	PgsqEntryCopy copy;
 	dshash_seq_status hstat;
 	PgsqSharedEntry *entry;
-	char	   *text = NULL;
-	int			text_size = 0;
+	int			n = 0;
+	int			nrare = 0;
+	Size		text_used = 0;
+	uint64		count = pgsq_entry_count();
 
-	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
+	/* room for every entry at once when their number is known */
+	if (pgsq_entry_count_known(count) && since == 0)
+		read_copies = fit_read_buffer(read_copies, sizeof(PgsqEntryCopy),
+									  &read_copies_size,
+									  Min(count + count / 16 + 16, (uint64) INT_MAX / 2),
+									  false);
+
+	PG_TRY();
 	{
-		const char *bytes = NULL;
-
-		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		if (entry->data.stats_since == 0 || entry->data.changed_at < since)
+		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+		while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
 		{
-			LWLockRelease(&entry->header.lock);
-			continue;
-		}
-		copy_entry_data(&copy, &entry->data);
+			PgsqEntryCopy *copy;
+			const char *bytes = NULL;
 
-		/*
-		 * Most entries have no rare counters: they share zeros, and only the
-		 * others are copied.
-		 */
-		if (DsaPointerIsValid(entry->rare))
-		{
-			pgsq_rare_copy(entry, &rare);
-			copy.rare = &rare;
-		}
-		else
-			copy.rare = &no_rare;
-		copy.query = NULL;
-
-		/*
-		 * When the text was stored matters to a read of changes only; for a
-		 * full read (since 0) every text is wanted and stored_at is not
-		 * shown, so the text's chunk is not read for it.
-		 */
-		copy.text_stored_at = since != 0 ? pgsq_text_stored_at(entry) : 0;
-		if (texts && (text_user == InvalidOid ||
-					  text_user == entry->data.key.userid) &&
-			(since == 0 || copy.text_stored_at >= since ||
-			 entry->data.stats_since >= since))
-			bytes = pgsq_text_peek(entry, &copy.text_len, &copy.encoding,
-								   &copy.text_stored_at);
-		if (bytes != NULL)
-		{
-			/* one buffer for all texts, grown as needed */
-			if (copy.text_len + 1 > text_size)
+			if ((Size) n == read_copies_size)
+				read_copies = fit_read_buffer(read_copies, sizeof(PgsqEntryCopy),
+											  &read_copies_size, n + 1, true);
+			copy = &read_copies[n];
+			LWLockAcquire(&entry->header.lock, LW_SHARED);
+			if (entry->data.stats_since == 0 || entry->data.changed_at < since)
 			{
-				text_size = Max(copy.text_len + 1, Max(2 * text_size, 1024));
-				if (text != NULL)
-					pfree(text);
-				text = palloc_extended(text_size, MCXT_ALLOC_HUGE);
+				LWLockRelease(&entry->header.lock);
+				continue;
 			}
-			memcpy(text, bytes, copy.text_len);
-			text[copy.text_len] = '\0';
-			copy.query = text;
-		}
-		LWLockRelease(&entry->header.lock);
+			copy_entry_data(copy, &entry->data);
 
-		emit(&copy, arg);
+			/*
+			 * Most entries have no rare counters: they share zeros, and only
+			 * the others are copied (where, is set after the scan: the
+			 * buffer may move as it grows).
+			 */
+			copy->rare = NULL;
+			copy->rare_at = -1;
+			if (DsaPointerIsValid(entry->rare))
+			{
+				if ((Size) nrare == read_rares_size)
+					read_rares = fit_read_buffer(read_rares,
+												 sizeof(PgsqRareCounters),
+												 &read_rares_size, nrare + 1,
+												 true);
+				pgsq_rare_copy(entry, &read_rares[nrare]);
+				copy->rare_at = nrare++;
+			}
+
+			/*
+			 * When the text was stored matters to a read of changes only;
+			 * for a full read (since 0) every text is wanted and stored_at
+			 * is not shown, so the text's chunk is not read for it.
+			 */
+			copy->query = NULL;
+			copy->text_at = -1;
+			copy->text_stored_at = since != 0 ? pgsq_text_stored_at(entry) : 0;
+			if (texts && (text_user == InvalidOid ||
+						  text_user == entry->data.key.userid) &&
+				(since == 0 || copy->text_stored_at >= since ||
+				 entry->data.stats_since >= since))
+				bytes = pgsq_text_peek(entry, &copy->text_len, &copy->encoding,
+									   &copy->text_stored_at);
+			if (bytes != NULL)
+			{
+				read_texts = fit_read_buffer(read_texts, 1, &read_texts_size,
+											 text_used + copy->text_len + 1,
+											 true);
+				memcpy(read_texts + text_used, bytes, copy->text_len);
+				read_texts[text_used + copy->text_len] = '\0';
+				copy->text_at = (int64) text_used;
+				text_used += copy->text_len + 1;
+			}
+			LWLockRelease(&entry->header.lock);
+			n++;
+		}
+		dshash_seq_term(&hstat);
+
+		for (int i = 0; i < n; i++)
+		{
+			PgsqEntryCopy *copy = &read_copies[i];
+
+			copy->rare = copy->rare_at >= 0 ? &read_rares[copy->rare_at] : &no_rare;
+			if (copy->text_at >= 0)
+				copy->query = read_texts + copy->text_at;
+			emit(copy, arg);
+		}
 	}
-	dshash_seq_term(&hstat);
-	if (text != NULL)
-		pfree(text);
+	PG_FINALLY();
+	{
+		trim_read_buffers();
+	}
+	PG_END_TRY();
 }
 
 /*

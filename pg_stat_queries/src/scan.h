@@ -42,12 +42,14 @@ typedef struct PgsqEntryCopy
 	const PgsqRareCounters *rare;	/* a copy, or zeros shared by all */
 	const char *query;			/* text, NUL-terminated; NULL if none or not
 								 * wanted */
+	int			rare_at;		/* scan.c's: where the copies are kept */
+	int64		text_at;
 	int			text_len;
 	int			encoding;
 	TimestampTz text_stored_at; /* when it was stored; 0 if none */
 } PgsqEntryCopy;
 
-/* Called by pgsq_scan_entries for each entry; query is valid only then */
+/* Called by pgsq_scan_entries for each entry; copy is valid only then */
 typedef void (*PgsqEntryEmit) (const PgsqEntryCopy *copy, void *arg);
 
 extern void pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
