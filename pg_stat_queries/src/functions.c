@@ -57,6 +57,7 @@ typedef struct RowShape
 {
 	bool		plan_cache_cols;	/* generic_plan_calls, custom_plan_calls */
 	bool		failure_cols;	/* failed_calls and the rest (1.3) */
+	bool		percentile_cols;	/* p50_exec_time... (1.1 and later) */
 	int			stored_col;		/* text_stored_at's position, or -1 */
 } RowShape;
 
@@ -266,7 +267,7 @@ fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
 static RowShape
 check_row_type(int natts, bool changes)
 {
-	RowShape	shape = {false, false, -1};
+	RowShape	shape = {false, false, false, -1};
 
 	if (changes)
 	{
@@ -278,14 +279,19 @@ check_row_type(int natts, bool changes)
 		case PGSQ_STATS_COLS:
 			shape.failure_cols = true;
 			shape.plan_cache_cols = true;
+			shape.percentile_cols = true;
 			return shape;
 		case PGSQ_STATS_COLS_1_2:
+			shape.plan_cache_cols = true;
+			shape.percentile_cols = true;
+			return shape;
 		case PGSS_STATS_COLS_1_13:
 			shape.plan_cache_cols = true;
-			if (!changes || natts == PGSQ_STATS_COLS_1_2)
+			if (!changes)
 				return shape;
 			break;
 		case PGSQ_STATS_COLS_1_1:
+			shape.percentile_cols = true;
 			return shape;
 		case PGSQ_STATS_COLS_1_0:
 		case PGSS_STATS_COLS_1_12:
@@ -371,7 +377,7 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext)
 	 * previous read cannot have had it (scan.c).
 	 */
 	pgsq_scan_entries(since, showtext, see_all ? InvalidOid : userid,
-					  emit_row, &emitter);
+					  emitter.shape.percentile_cols, emit_row, &emitter);
 }
 
 /* pg_stat_queries(showtext boolean): one row per statement */

@@ -27,11 +27,13 @@
 static const uint32 view_fractions[PGSQ_VIEW_PERCENTILES] = {5000, 9500, 9900};
 
 /*
- * Copy what the view shows of an entry's data; the percentiles are read
- * from its histogram in place, under the entry lock the caller holds.
+ * Copy what the view shows of an entry's data; the percentiles, if wanted,
+ * are read from its histogram in place, under the entry lock the caller
+ * holds.
  */
 static void
-copy_entry_data(PgsqEntryCopy *copy, const PgsqEntryData *data)
+copy_entry_data(PgsqEntryCopy *copy, const PgsqEntryData *data,
+				bool percentiles)
 {
 	const PgsqMainCounters *c = &data->counters;
 
@@ -43,7 +45,7 @@ copy_entry_data(PgsqEntryCopy *copy, const PgsqEntryData *data)
 	copy->rows = c->rows;
 	copy->shared_blks_hit = c->shared_blks_hit;
 	copy->last_executed = c->last_executed;
-	if (data->minmax_valid[PGSQ_EXEC])
+	if (percentiles && data->minmax_valid[PGSQ_EXEC])
 		pgsq_hist_percentiles(&c->exec_hist, view_fractions,
 							  PGSQ_VIEW_PERCENTILES, c->exec.min_time,
 							  c->exec.max_time, copy->percentiles);
@@ -124,13 +126,15 @@ trim_read_buffers(void)
  * counters.  With texts, the copy has the text of each entry of text_user
  * (every user's for InvalidOid) that was stored at or after since, or whose
  * entry is that new (a reader of changes that came before cannot have had
- * it).  Partition locks are taken shared, one at a time, and each entry's
- * lock shared while it is checked and copied; nothing else is done under
- * them: emit runs after the scan, so writers never wait for rows being made.
+ * it).  The percentiles are computed only if asked for (the drop-in's rows
+ * have none).  Partition locks are taken shared, one at a time, and each
+ * entry's lock shared while it is checked and copied; nothing else is done
+ * under them: emit runs after the scan, so writers never wait for rows
+ * being made.
  */
 void
 pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
-				  PgsqEntryEmit emit, void *arg)
+				  bool percentiles, PgsqEntryEmit emit, void *arg)
 {
 	static const PgsqRareCounters no_rare;
 	dshash_seq_status hstat;
@@ -165,7 +169,7 @@ pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
 				LWLockRelease(&entry->header.lock);
 				continue;
 			}
-			copy_entry_data(copy, &entry->data);
+			copy_entry_data(copy, &entry->data, percentiles);
 
 			/*
 			 * Most entries have no rare counters: they share zeros, and only

@@ -53,7 +53,8 @@ typedef struct PgsqEntryCopy
 typedef void (*PgsqEntryEmit) (const PgsqEntryCopy *copy, void *arg);
 
 extern void pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
-							  PgsqEntryEmit emit, void *arg);
+							  bool percentiles, PgsqEntryEmit emit,
+							  void *arg);
 extern bool pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data);
 extern char *pgsq_fetch_text(const PgsqKey *key, int *len);
 extern int64 pgsq_count_entries(void);
