@@ -123,8 +123,13 @@ def main():
     lines += [
         "",
         "Rows: the view's count (ours / pg_stat_statements') before the reads. "
-        + "; ".join(f"{c['case']}: {c['tables_with_stats']} tables with statistics entries"
-                    for c in cases if int(c.get("tables_with_stats") or 0) > 100),
+        + "".join(f"{c['case']}: {c['tables_with_stats']} tables with statistics entries. "
+                  for c in cases if int(c.get("tables_with_stats") or 0) > 100)
+        + "The machine's 1-minute load average before / after each case's reads (it is "
+        "shared; the reads themselves keep about one CPU busy: well above 1, other work ran and "
+        "inflated that case's times, the ratios less so): "
+        + ", ".join(f"{c['case']} {c.get('load_before', '?')} / {c.get('load_after', '?')}" for c in cases)
+        + ".",
         "",
     ]
 
