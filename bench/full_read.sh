@@ -66,8 +66,8 @@
 #
 # Outputs in OUT_DIR: full_read.md (the tables), full_read.tsv (per case,
 # query and reader: median, quartiles, ratio to pg_stat_statements),
-# full_read_reads.tsv (every timed read), full_read_cases.tsv (rows and
-# tables with statistics per case), full_read_wur.tsv (every writers-under-
+# full_read_reads.tsv (every timed read), full_read_cases.tsv (rows, tables
+# with statistics and the 1-minute load average before and after, per case), full_read_wur.tsv (every writers-under-
 # reader run, with its waits), full_read_env.txt; written by
 # bench/lib/full_read_report.py.
 #
@@ -434,7 +434,8 @@ measure_case() {
 	[ "$missing" = 0 ] || bench_die "pgsq: $missing texts missing (query_text_memory too small)"
 	local tables
 	tables=$(bench_psql "SELECT count(*) FROM pg_stat_user_tables WHERE n_tup_ins > 0")
-	printf '%s\t%s\t%s\t%s\n' "$case" "$rows_ours" "$rows_pgss" "$tables" >>"$CASES_TSV"
+	local load_before
+	load_before=$(cut -d' ' -f1 /proc/loadavg)
 	bench_say "case $case: rows ours $rows_ours, pgss $rows_pgss; tables with statistics: $tables"
 	for ((r = 1; r <= ROUNDS; r++)); do
 		for rd in "${readers[@]}"; do open_reader "$rd" "$(reader_server "$rd")"; done
@@ -455,6 +456,9 @@ measure_case() {
 		BG_PIDS=()
 		bench_say "case $case: round $r of $ROUNDS done"
 	done
+	# the machine's load average before and after: how busy it was otherwise
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rows_ours" "$rows_pgss" "$tables" "$load_before" \
+		"$(cut -d' ' -f1 /proc/loadavg)" >>"$CASES_TSV"
 }
 
 # perf on the backend of one reader session per reader and query, for case
@@ -504,7 +508,7 @@ profile_case() {
 
 # --- part 1 -----------------------------------------------------------------
 printf 'case\tround\tquery\treader\tread\tms\n' >"$TSV"
-printf 'case\trows_ours\trows_pgss\ttables_with_stats\n' >"$CASES_TSV"
+printf 'case\trows_ours\trows_pgss\ttables_with_stats\tload_before\tload_after\n' >"$CASES_TSV"
 for s in pgsq pgss; do fresh_server "$s" "$MAX"; done
 done_n=0
 for n in $SIZES; do

@@ -101,9 +101,10 @@ def main():
         "pg_stat_statements. Distinct statements `SELECT cI FROM t WHERE cJ = 1` over a "
         "225-column table. Each figure is the median of "
         f"{settings.get('ROUNDS', '?')} rounds x {settings.get('READS', '?')} reads "
-        "(psql `\\timing`, `\\g /dev/null`, after a warm-up read in each session), the "
-        "readers interleaved, their order rotating with every query and round. Ratio: "
-        "against pg_stat_statements' median in the same rounds (below 1: we are faster).",
+        "(psql `\\timing`, `\\g /dev/null`): the three readers are psql sessions, new in each "
+        "round, that take turns read by read after a warm-up read of each query, in an order "
+        "rotating with every read, query and round. Ratio: against pg_stat_statements' "
+        "median over the same rounds (below 1: we are faster).",
         "",
         "| case | rows | query | pg_stat_statements (ms) | pg_stat_queries (ms) | ratio | drop-in (ms) | ratio |",
         "|---|---:|---|---:|---:|---:|---:|---:|",
@@ -123,8 +124,13 @@ def main():
     lines += [
         "",
         "Rows: the view's count (ours / pg_stat_statements') before the reads. "
-        + "; ".join(f"{c['case']}: {c['tables_with_stats']} tables with statistics entries"
-                    for c in cases if int(c.get("tables_with_stats") or 0) > 100),
+        + "".join(f"{c['case']}: {c['tables_with_stats']} tables with statistics entries. "
+                  for c in cases if int(c.get("tables_with_stats") or 0) > 100)
+        + ("The machine's 1-minute load average before / after each case's reads (it is "
+           "shared; the reads themselves keep about one CPU busy: well above 1, other work ran and "
+           "inflated that case's times, the ratios less so): "
+           + ", ".join(f"{c['case']} {c['load_before']} / {c['load_after']}" for c in cases) + "."
+           if cases and all(c.get("load_before") for c in cases) else ""),
         "",
     ]
 
