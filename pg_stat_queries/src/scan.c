@@ -60,7 +60,8 @@ copy_entry_data(PgsqEntryCopy *copy, const PgsqEntryData *data,
  * What a read copies, kept from one read to the next in this backend (in
  * TopMemoryContext) while it is small enough: the pages of memory a read
  * touches for the first time, faulted in by the kernel, were a fifth of a
- * read of 5,000 statements.  Larger buffers are freed after the read.
+ * read of 5,000 statements.  Each buffer above PGSQ_READ_BUFFERS_KEPT is
+ * freed after the read.
  */
 #define PGSQ_READ_BUFFERS_KEPT (4 * 1024 * 1024)
 
