@@ -174,8 +174,8 @@ pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
 
 			/*
 			 * Most entries have no rare counters: they share zeros, and only
-			 * the others are copied (where, is set after the scan: the
-			 * buffer may move as it grows).
+			 * the others are copied (where, is set after the scan: the buffer
+			 * may move as it grows).
 			 */
 			copy->rare = NULL;
 			copy->rare_at = -1;
@@ -191,9 +191,9 @@ pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
 			}
 
 			/*
-			 * When the text was stored matters to a read of changes only;
-			 * for a full read (since 0) every text is wanted and stored_at
-			 * is not shown, so the text's chunk is not read for it.
+			 * When the text was stored matters to a read of changes only; for
+			 * a full read (since 0) every text is wanted and stored_at is not
+			 * shown, so the text's chunk is not read for it.
 			 */
 			copy->query = NULL;
 			copy->text_at = -1;
