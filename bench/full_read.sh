@@ -41,8 +41,12 @@
 #             each with a statistics entry (created, given a row and read
 #             once in DO blocks, so that no statement is counted), on newly
 #             initialized clusters
-# Three readers, each a psql session: ours (pg_stat_queries), dropin (the
-# drop-in's pg_stat_statements, same server), pgss.  ROUNDS rounds, each
+# Four readers, each a psql session: ours (pg_stat_queries), dropin (the
+# drop-in's pg_stat_statements, same server), pgss, and table, a reference:
+# our view's rows of the case copied into plain tables on our server
+# (full_read_rows, and full_read_rows_notext for the reads without texts),
+# whose reads cost what sending those rows costs with no function behind
+# them, the least any view with our columns could take.  ROUNDS rounds, each
 # with new sessions; in a round, query by query of
 #   SELECT count(*) FROM v | SELECT * FROM v | SELECT * FROM v(false)
 # a warm-up read by each reader, then READS reads by each, the readers
@@ -412,23 +416,48 @@ read_once() {
 	bench_die "reader $name: $sql failed"
 }
 
-reader_server() { case "$1" in ours|dropin) echo pgsq ;; pgss) echo pgss ;; esac; }
-reader_view() { case "$1" in ours) echo pg_stat_queries ;; *) echo pg_stat_statements ;; esac; }
-query_sql() {
+reader_server() { case "$1" in ours|dropin|table) echo pgsq ;; pgss) echo pgss ;; esac; }
+reader_view() {
 	case "$1" in
-		count) echo "SELECT count(*) FROM $2" ;;
-		star) echo "SELECT * FROM $2" ;;
-		notext) echo "SELECT * FROM $2(false)" ;;
+		ours) echo pg_stat_queries ;;
+		table) echo full_read_rows ;;
+		*) echo pg_stat_statements ;;
 	esac
+}
+# The SQL of query $1 on view $2 (the table reader's rows without texts are
+# a table of their own)
+query_sql() {
+	case "$1:$2" in
+		count:*) echo "SELECT count(*) FROM $2" ;;
+		star:*) echo "SELECT * FROM $2" ;;
+		notext:full_read_rows) echo "SELECT * FROM full_read_rows_notext" ;;
+		notext:*) echo "SELECT * FROM $2(false)" ;;
+	esac
+}
+
+# The reference reader "table": our view's rows of this case, with and
+# without texts, copied into plain tables on our server, so that reading
+# them costs only what sending the same rows costs, with no function
+# behind them (in a DO block: nothing of it is counted)
+snapshot_rows() {
+	use_server pgsq
+	bench_psql "DO \$\$ BEGIN
+		DROP TABLE IF EXISTS full_read_rows, full_read_rows_notext;
+		CREATE TABLE full_read_rows AS SELECT * FROM pg_stat_queries(true);
+		CREATE TABLE full_read_rows_notext AS SELECT * FROM pg_stat_queries(false);
+	END \$\$" >/dev/null
+	bench_psql "VACUUM full_read_rows, full_read_rows_notext" >/dev/null
 }
 
 # Part 1 for one case named $1 (both servers filled)
 measure_case() {
 	local case=$1 r qi q k i rd sql t rows_ours rows_pgss missing
-	local -a readers=(ours dropin pgss)
+	local -a readers=(ours dropin pgss table)
 	local -a queries=(count star notext)
+	local nr=${#readers[@]}
 	rows_ours=$(wait_for_rows pgsq pg_stat_queries "$2")
 	rows_pgss=$(wait_for_rows pgss pg_stat_statements "$2")
+	snapshot_rows
 	use_server pgsq
 	missing=$(bench_psql "SELECT texts_missing FROM pg_stat_queries_info")
 	[ "$missing" = 0 ] || bench_die "pgsq: $missing texts missing (query_text_memory too small)"
@@ -443,8 +472,8 @@ measure_case() {
 			q=${queries[$qi]}
 			# read 0 of each reader is its warm-up for this query
 			for ((i = 0; i <= READS; i++)); do
-				for k in 0 1 2; do
-					rd=${readers[$(((k + r + qi + i) % 3))]}
+				for ((k = 0; k < nr; k++)); do
+					rd=${readers[$(((k + r + qi + i) % nr))]}
 					sql=$(query_sql "$q" "$(reader_view "$rd")")
 					t=$(read_once "$rd" "$sql")
 					[ -n "$t" ] || bench_die "reader $rd: no time for $sql"

@@ -12,54 +12,21 @@
  */
 #include "postgres.h"
 
-#include "failures.h"
+#include "functions.h"
 #include "pending.h"
 #include "refs.h"
-#include "scan.h"
+#include "rows.h"
 #include "settings.h"
-
-#include <math.h>
 
 #include "access/htup_details.h"
 #include "catalog/pg_authid.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/numeric.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
-
-/*
- * Columns of pg_stat_queries(): pg_stat_statements 1.13's, then ours; the
- * function also serves the SQL definitions of our earlier versions and of
- * the drop-in.  Those of pg_stat_statements 1.13 (on PostgreSQL 19) are the
- * first columns of ours; our versions 1.0 and 1.1 and pg_stat_statements
- * 1.12 lack generic_plan_calls and custom_plan_calls, and take the first
- * columns of the rest; versions before 1.3 lack the failed executions'
- * columns, the last ones.  pg_stat_queries_changed() has one more, when
- * the text was stored.
- */
-#define PGSQ_STATS_COLS 61
-#define PGSQ_STATS_COLS_1_2 58
-#define PGSQ_STATS_COLS_1_1 56
-#define PGSQ_STATS_COLS_1_0 53
-#define PGSS_STATS_COLS_1_13 54
-#define PGSS_STATS_COLS_1_12 52
-#define PGSQ_CHANGED_COLS (PGSQ_STATS_COLS + 1)
-#define PGSQ_CHANGED_COLS_1_2 (PGSQ_STATS_COLS_1_2 + 1)
-#define PGSQ_CHANGED_COLS_1_1 (PGSQ_STATS_COLS_1_1 + 1)
-
-/* What the row type a statistics function was declared with holds */
-typedef struct RowShape
-{
-	bool		plan_cache_cols;	/* generic_plan_calls, custom_plan_calls */
-	bool		failure_cols;	/* failed_calls and the rest (1.3) */
-	bool		percentile_cols;	/* p50_exec_time... (1.1 and later) */
-	int			stored_col;		/* text_stored_at's position, or -1 */
-} RowShape;
 
 /* Columns of pg_stat_queries_histogram() */
 #define PGSQ_HISTOGRAM_COLS 3
@@ -67,285 +34,35 @@ typedef struct RowShape
 /* Columns of pg_stat_queries_info() */
 #define PGSQ_INFO_COLS 10
 
-/* Error out from SQL functions when the library was not preloaded */
-static void
-require_store(void)
-{
-	if (!pgsq_store_ready())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("pg_stat_queries must be loaded via \"shared_preload_libraries\"")));
-}
-
 PG_FUNCTION_INFO_V1(pg_stat_queries);
 PG_FUNCTION_INFO_V1(pg_stat_queries_changed);
 PG_FUNCTION_INFO_V1(pg_stat_queries_histogram);
 PG_FUNCTION_INFO_V1(pg_stat_queries_reset);
 PG_FUNCTION_INFO_V1(pg_stat_queries_info);
 
-/* A timestamp column that is NULL while unset */
-static Datum
-timestamp_or_null(TimestampTz ts, bool *isnull)
-{
-	*isnull = (ts == 0);
-	return TimestampTzGetDatum(ts);
-}
-
 /*
- * wal_bytes as numeric: from the integer directly (parsing its decimal
- * text was a twentieth of a full read); above the largest int64, which
- * never happens in practice, through the text
- */
-static Datum
-wal_bytes_datum(uint64 bytes)
-{
-	char		buf[32];
-
-	if (bytes <= (uint64) PG_INT64_MAX)
-		return NumericGetDatum(int64_to_numeric((int64) bytes));
-	snprintf(buf, sizeof(buf), UINT64_FORMAT, bytes);
-	return DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
-							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-}
-
-/* Append the timing columns of one phase (plan or exec) */
-static int
-put_timing(Datum *values, int col, const PgsqTiming *t)
-{
-	double		stddev = 0.0;
-
-	if (t->calls > 1)
-		stddev = sqrt(t->sum_var_time / t->calls);
-
-	values[col++] = Float8GetDatumFast(t->total_time);
-	values[col++] = Float8GetDatumFast(t->min_time);
-	values[col++] = Float8GetDatumFast(t->max_time);
-	values[col++] = Float8GetDatumFast(t->mean_time);
-	values[col++] = Float8GetDatumFast(stddev);
-	return col;
-}
-
-/*
- * The query column: the collected text converted to the database encoding,
- * or NULL if none was collected.
- */
-static Datum
-query_text_datum(const PgsqEntryCopy *copy, bool *isnull)
-{
-	const char *converted;
-
-	*isnull = (copy->query == NULL);
-	if (copy->query == NULL)
-		return (Datum) 0;
-	converted = pg_any_to_server(copy->query, copy->text_len, copy->encoding);
-	if (converted == copy->query)	/* no conversion: the length is known */
-		return PointerGetDatum(cstring_to_text_with_len(converted,
-														copy->text_len));
-	return CStringGetTextDatum(converted);
-}
-
-/*
- * The percentile columns p50, p95, p99, computed when the entry was
- * copied: NULL without executions since the min/max reset.
- */
-static int
-put_percentiles(const PgsqEntryCopy *copy, Datum *values, bool *nulls, int col)
-{
-	for (int k = 0; k < PGSQ_VIEW_PERCENTILES; k++)
-	{
-		if (isnan(copy->percentiles[k]))
-			nulls[col] = true;
-		else
-			values[col] = Float8GetDatum(copy->percentiles[k]);
-		col++;
-	}
-	return col;
-}
-
-/*
- * Fill one row of the statistics functions.  Other users' query IDs and
- * texts are shown only to roles with pg_read_all_stats; the text is the
- * one collected, if showtext.
+ * Put one read's rows into the function's tuplestore (the copies' texts
+ * are copied into the rows, so the read is done at the end)
  */
 static void
-fill_row(const PgsqEntryCopy *copy, bool visible, bool showtext,
-		 const RowShape *shape, Datum *values, bool *nulls)
+put_rows(ReturnSetInfo *rsinfo, const PgsqRowReader *reader,
+		 const PgsqReadSet *set)
 {
-	const PgsqRareCounters *r = copy->rare;
-	int			col = 0;
+	Datum		values[PGSQ_CHANGED_COLS];
+	bool		nulls[PGSQ_CHANGED_COLS];
 
-	values[col++] = ObjectIdGetDatum(copy->key.userid);
-	values[col++] = ObjectIdGetDatum(copy->key.dbid);
-	values[col++] = BoolGetDatum(copy->key.toplevel);
-	if (visible)
-		values[col++] = Int64GetDatumFast(copy->key.queryid);
-	else
-		nulls[col++] = true;
-	if (!showtext)
-		nulls[col++] = true;
-	else if (visible)
+	for (int i = 0; i < set->n; i++)
 	{
-		values[col] = query_text_datum(copy, &nulls[col]);
-		col++;
+		const PgsqEntryCopy *copy = &set->copies[i];
+
+		if (!pgsq_row_shown(reader, copy))
+			continue;
+		memset(values, 0, sizeof(values));
+		memset(nulls, 0, sizeof(nulls));
+		pgsq_fill_row(reader, copy, values, nulls);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
 	}
-	else
-		values[col++] = CStringGetTextDatum("<insufficient privilege>");
-
-	values[col++] = Int64GetDatumFast(copy->plan.calls);
-	col = put_timing(values, col, &copy->plan);
-	values[col++] = Int64GetDatumFast(copy->exec.calls);
-	col = put_timing(values, col, &copy->exec);
-	values[col++] = Int64GetDatumFast(copy->rows);
-	values[col++] = Int64GetDatumFast(copy->shared_blks_hit);
-	values[col++] = Int64GetDatumFast(r->shared_blks_read);
-	values[col++] = Int64GetDatumFast(r->shared_blks_dirtied);
-	values[col++] = Int64GetDatumFast(r->shared_blks_written);
-	values[col++] = Int64GetDatumFast(r->local_blks_hit);
-	values[col++] = Int64GetDatumFast(r->local_blks_read);
-	values[col++] = Int64GetDatumFast(r->local_blks_dirtied);
-	values[col++] = Int64GetDatumFast(r->local_blks_written);
-	values[col++] = Int64GetDatumFast(r->temp_blks_read);
-	values[col++] = Int64GetDatumFast(r->temp_blks_written);
-	values[col++] = Float8GetDatumFast(r->shared_blk_read_time);
-	values[col++] = Float8GetDatumFast(r->shared_blk_write_time);
-	values[col++] = Float8GetDatumFast(r->local_blk_read_time);
-	values[col++] = Float8GetDatumFast(r->local_blk_write_time);
-	values[col++] = Float8GetDatumFast(r->temp_blk_read_time);
-	values[col++] = Float8GetDatumFast(r->temp_blk_write_time);
-	values[col++] = Int64GetDatumFast(r->wal_records);
-	values[col++] = Int64GetDatumFast(r->wal_fpi);
-	values[col++] = wal_bytes_datum(r->wal_bytes);
-	values[col++] = Int64GetDatumFast(r->wal_buffers_full);
-	values[col++] = Int64GetDatumFast(r->jit_functions);
-	values[col++] = Float8GetDatumFast(r->jit_generation_time);
-	values[col++] = Int64GetDatumFast(r->jit_inlining_count);
-	values[col++] = Float8GetDatumFast(r->jit_inlining_time);
-	values[col++] = Int64GetDatumFast(r->jit_optimization_count);
-	values[col++] = Float8GetDatumFast(r->jit_optimization_time);
-	values[col++] = Int64GetDatumFast(r->jit_emission_count);
-	values[col++] = Float8GetDatumFast(r->jit_emission_time);
-	values[col++] = Int64GetDatumFast(r->jit_deform_count);
-	values[col++] = Float8GetDatumFast(r->jit_deform_time);
-	values[col++] = Int64GetDatumFast(r->parallel_workers_to_launch);
-	values[col++] = Int64GetDatumFast(r->parallel_workers_launched);
-	if (shape->plan_cache_cols)
-	{
-#ifdef PGSQ_HAS_PLAN_ORIGIN
-		values[col++] = Int64GetDatumFast(r->generic_plan_calls);
-		values[col++] = Int64GetDatumFast(r->custom_plan_calls);
-#else
-		/* PostgreSQL 18 does not tell how a plan was made */
-		nulls[col++] = true;
-		nulls[col++] = true;
-#endif
-	}
-	values[col++] = TimestampTzGetDatum(copy->stats_since);
-	values[col++] = TimestampTzGetDatum(copy->minmax_stats_since);
-	values[col] = timestamp_or_null(copy->last_executed, &nulls[col]);
-	col++;
-	col = put_percentiles(copy, values, nulls, col);
-	if (shape->failure_cols)
-	{
-		values[col++] = Int64GetDatumFast(r->failed_calls);
-		values[col++] = Float8GetDatumFast(r->failed_exec_time);
-		if (r->failed_calls > 0)
-			values[col] = CStringGetTextDatum(unpack_sql_state(r->last_failed_sqlstate));
-		else
-			nulls[col] = true;
-		col++;
-	}
-	Assert(col == (shape->failure_cols ? PGSQ_STATS_COLS :
-				   shape->plan_cache_cols ? PGSQ_STATS_COLS_1_2 :
-				   PGSQ_STATS_COLS_1_1));
-}
-
-/*
- * The row type a statistics function was declared with, by its number of
- * columns (all with the time a text was stored, for changes).  Errors out
- * on a type we do not know.
- */
-static RowShape
-check_row_type(int natts, bool changes)
-{
-	RowShape	shape = {false, false, false, -1};
-
-	if (changes)
-	{
-		shape.stored_col = natts - 1;
-		natts--;
-	}
-	switch (natts)
-	{
-		case PGSQ_STATS_COLS:
-			shape.failure_cols = true;
-			shape.plan_cache_cols = true;
-			shape.percentile_cols = true;
-			return shape;
-		case PGSQ_STATS_COLS_1_2:
-			shape.plan_cache_cols = true;
-			shape.percentile_cols = true;
-			return shape;
-		case PGSS_STATS_COLS_1_13:
-			shape.plan_cache_cols = true;
-			if (!changes)
-				return shape;
-			break;
-		case PGSQ_STATS_COLS_1_1:
-			shape.percentile_cols = true;
-			return shape;
-		case PGSQ_STATS_COLS_1_0:
-		case PGSS_STATS_COLS_1_12:
-			if (!changes)
-				return shape;
-			break;
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("function returns %d columns, expected %d",
-					natts + (changes ? 1 : 0),
-					changes ? PGSQ_CHANGED_COLS : PGSQ_STATS_COLS),
-			 errhint("Run ALTER EXTENSION pg_stat_queries UPDATE.")));
-	return shape;				/* keep compiler quiet */
-}
-
-/* What emit_row needs to make the rows of one call */
-typedef struct RowEmitter
-{
-	ReturnSetInfo *rsinfo;
-	RowShape	shape;
-	Oid			userid;			/* the caller */
-	bool		see_all;		/* has pg_read_all_stats */
-	bool		showtext;
-} RowEmitter;
-
-/*
- * Make one entry's row (pgsq_scan_entries calls it for each, under a
- * partition lock of the statistics system's hash: it takes none)
- */
-static void
-emit_row(const PgsqEntryCopy *copy, void *arg)
-{
-	RowEmitter *em = (RowEmitter *) arg;
-	Datum		values[PGSQ_CHANGED_COLS] = {0};
-	bool		nulls[PGSQ_CHANGED_COLS] = {0};
-	bool		visible = em->see_all || copy->key.userid == em->userid;
-
-	/*
-	 * Created but never executed nor planned: nothing to show, unless it
-	 * failed and the row type has the failures (the drop-in's rows stay
-	 * pg_stat_statements')
-	 */
-	if (copy->plan.calls + copy->exec.calls == 0 &&
-		!(em->shape.failure_cols && copy->rare->failed_calls > 0))
-		return;
-
-	fill_row(copy, visible, em->showtext, &em->shape, values, nulls);
-	if (em->shape.stored_col >= 0)
-		values[em->shape.stored_col] =
-			timestamp_or_null(visible ? copy->text_stored_at : 0,
-							  &nulls[em->shape.stored_col]);
-	tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values,
-						 nulls);
 }
 
 /*
@@ -356,28 +73,22 @@ static void
 emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			userid = GetUserId();
-	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
-	RowEmitter	emitter;
+	PgsqRowReader reader;
+	PgsqReadSet *set;
 
-	require_store();
-	pgsq_failures_count();
-	pgsq_flush_own_pending();
-
+	pgsq_require_store();
 	InitMaterializedSRF(fcinfo, 0);
-	emitter.rsinfo = rsinfo;
-	emitter.shape = check_row_type(rsinfo->setDesc->natts, since != 0);
-	emitter.userid = userid;
-	emitter.see_all = see_all;
-	emitter.showtext = showtext;
-
-	/*
-	 * A text stored before since goes to a collector anyway when the entry
-	 * itself is newer: unmerged entries are not shown, so the collector's
-	 * previous read cannot have had it (scan.c).
-	 */
-	pgsq_scan_entries(since, showtext, see_all ? InvalidOid : userid,
-					  emitter.shape.percentile_cols, emit_row, &emitter);
+	pgsq_start_rows(&reader, rsinfo->setDesc->natts, since != 0, showtext);
+	set = pgsq_read_rows(&reader, since);
+	PG_TRY();
+	{
+		put_rows(rsinfo, &reader, set);
+	}
+	PG_FINALLY();
+	{
+		pgsq_read_done(set);
+	}
+	PG_END_TRY();
 }
 
 /* pg_stat_queries(showtext boolean): one row per statement */
@@ -419,7 +130,7 @@ pg_stat_queries_histogram(PG_FUNCTION_ARGS)
 	PgsqHistBucket buckets[PGSQ_HIST_BUCKETS];
 	int			n;
 
-	require_store();
+	pgsq_require_store();
 	memset(&key, 0, sizeof(key));
 	key.userid = PG_GETARG_OID(0);
 	key.dbid = PG_GETARG_OID(1);
@@ -460,7 +171,7 @@ pg_stat_queries_reset(PG_FUNCTION_ARGS)
 	PgsqResetFilter filter;
 	bool		minmax_only = PG_GETARG_BOOL(3);
 
-	require_store();
+	pgsq_require_store();
 	filter.userid = PG_GETARG_OID(0);
 	filter.dbid = PG_GETARG_OID(1);
 	filter.queryid = PG_GETARG_INT64(2);
@@ -479,7 +190,7 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 	TimestampTz stats_reset;
 	int			col = 0;
 
-	require_store();
+	pgsq_require_store();
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
@@ -495,7 +206,7 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 	values[col++] = Int64GetDatum(pgsq_count_entries());
 	values[col++] = Int64GetDatum(pgsq_max);
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->evicted_entries));
-	values[col] = timestamp_or_null((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_eviction_time),
+	values[col] = pgsq_timestamp_or_null((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_eviction_time),
 									&nulls[col]);
 	col++;
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->text_bytes));

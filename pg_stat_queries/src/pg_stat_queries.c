@@ -20,6 +20,7 @@
  */
 #include "postgres.h"
 
+#include "directscan.h"
 #include "eviction.h"
 #include "failures.h"
 #include "fmgr.h"
@@ -222,6 +223,7 @@ _PG_init(void)
 	shmem_startup_hook = pgsq_shmem_startup_hook;
 
 	pgsq_install_hooks();
+	pgsq_install_direct_scan();
 
 	/*
 	 * The lookup aids and pending table every backend uses from its first

@@ -22,6 +22,7 @@
 #include "utils/float.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
+#include "varatt.h"
 
 /* The view's percentiles, in parts per 10,000 of the executions */
 static const uint32 view_fractions[PGSQ_VIEW_PERCENTILES] = {5000, 9500, 9900};
@@ -57,20 +58,18 @@ copy_entry_data(PgsqEntryCopy *copy, const PgsqEntryData *data,
 }
 
 /*
- * What a read copies, kept from one read to the next in this backend (in
- * TopMemoryContext) while it is small enough: the pages of memory a read
- * touches for the first time, faulted in by the kernel, were a fifth of a
- * read of 5,000 statements.  Each buffer above PGSQ_READ_BUFFERS_KEPT is
- * freed after the read.
+ * The buffers of a read (PgsqReadSet) are kept from one read to the next in
+ * this backend (in TopMemoryContext) while they are small enough: the pages
+ * of memory a read touches for the first time, faulted in by the kernel,
+ * were a fifth of a read of 5,000 statements.  Each buffer above
+ * PGSQ_READ_BUFFERS_KEPT is freed after the read.  A read that starts while
+ * another one of this backend still holds them (two scans of the view in
+ * one query) gets buffers of its own, freed when it is done.
  */
 #define PGSQ_READ_BUFFERS_KEPT (4 * 1024 * 1024)
 
-static PgsqEntryCopy *read_copies = NULL;
-static Size read_copies_size = 0;
-static PgsqRareCounters *read_rares = NULL;
-static Size read_rares_size = 0;
-static char *read_texts = NULL;
-static Size read_texts_size = 0;
+static PgsqReadSet kept_set;
+static bool kept_set_busy = false;
 
 /* Make a read buffer hold at least "need" items of "item" bytes */
 static void *
@@ -97,47 +96,75 @@ fit_read_buffer(void *buf, Size item, Size *size, Size need, bool keep)
 	return buf;
 }
 
-/* Free read buffers too large to keep */
+/* Free a read buffer if it is larger than "limit" bytes */
 static void
-trim_read_buffers(void)
+free_read_buffer(void **buf, Size item, Size *size, Size limit)
 {
-	if (read_copies_size * sizeof(PgsqEntryCopy) > PGSQ_READ_BUFFERS_KEPT)
+	if (*buf != NULL && *size * item > limit)
 	{
-		pfree(read_copies);
-		read_copies = NULL;
-		read_copies_size = 0;
-	}
-	if (read_rares_size * sizeof(PgsqRareCounters) > PGSQ_READ_BUFFERS_KEPT)
-	{
-		pfree(read_rares);
-		read_rares = NULL;
-		read_rares_size = 0;
-	}
-	if (read_texts_size > PGSQ_READ_BUFFERS_KEPT)
-	{
-		pfree(read_texts);
-		read_texts = NULL;
-		read_texts_size = 0;
+		pfree(*buf);
+		*buf = NULL;
+		*size = 0;
 	}
 }
 
+/* Buffers for a new read: the kept ones if free, else new ones */
+static PgsqReadSet *
+start_read_set(void)
+{
+	PgsqReadSet *set;
+
+	if (!kept_set_busy)
+	{
+		kept_set_busy = true;
+		set = &kept_set;
+	}
+	else
+		set = MemoryContextAllocZero(TopMemoryContext, sizeof(PgsqReadSet));
+	set->n = 0;
+	return set;
+}
+
 /*
- * Pass every initialized entry changed at or after since (all of them for
- * 0) to emit, as a copy of what the view shows of it, with its rare
- * counters.  With texts, the copy has the text of each entry of text_user
- * (every user's for InvalidOid) that was stored at or after since, or whose
- * entry is that new (a reader of changes that came before cannot have had
- * it).  The percentiles are computed only if asked for (the drop-in's rows
- * have none).  Partition locks are taken shared, one at a time, and each
- * entry's lock shared while it is checked and copied; nothing else is done
- * under them: emit runs after the scan, so writers never wait for rows
- * being made.
+ * Done with a read: the kept buffers are freed if too large and made free
+ * for the next read, others are freed.
  */
 void
-pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
-				  bool percentiles, PgsqEntryEmit emit, void *arg)
+pgsq_read_done(PgsqReadSet *set)
+{
+	Size		limit = (set == &kept_set) ? PGSQ_READ_BUFFERS_KEPT : 0;
+
+	free_read_buffer((void **) &set->copies, sizeof(PgsqEntryCopy),
+					 &set->copies_size, limit);
+	free_read_buffer((void **) &set->rares, sizeof(PgsqRareCounters),
+					 &set->rares_size, limit);
+	free_read_buffer((void **) &set->texts, 1, &set->texts_size, limit);
+	set->n = 0;
+	if (set == &kept_set)
+		kept_set_busy = false;
+	else
+		pfree(set);
+}
+
+/*
+ * Copy every initialized entry changed at or after since (all of them for
+ * 0), as what the view shows of it, with its rare counters, into a read
+ * set; the caller passes it to pgsq_read_done when done with the copies.
+ * With texts, the copy has the text of each entry of text_user (every
+ * user's for InvalidOid) that was stored at or after since, or whose entry
+ * is that new (a reader of changes that came before cannot have had it).
+ * The percentiles are computed only if asked for (the drop-in's rows have
+ * none).  Partition locks are taken shared, one at a time, and each entry's
+ * lock shared while it is checked and copied; nothing else is done under
+ * them: rows are made from the copies afterwards, so writers never wait
+ * for them.
+ */
+PgsqReadSet *
+pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
+				  bool percentiles)
 {
 	static const PgsqRareCounters no_rare;
+	PgsqReadSet *set = start_read_set();
 	dshash_seq_status hstat;
 	PgsqSharedEntry *entry;
 	int			n = 0;
@@ -145,25 +172,25 @@ pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
 	Size		text_used = 0;
 	uint64		count = pgsq_entry_count();
 
-	/* room for every entry at once when their number is known */
-	if (pgsq_entry_count_known(count) && since == 0)
-		read_copies = fit_read_buffer(read_copies, sizeof(PgsqEntryCopy),
-									  &read_copies_size,
-									  Min(count + count / 16 + 16, (uint64) INT_MAX / 2),
-									  false);
-
 	PG_TRY();
 	{
+		/* room for every entry at once when their number is known */
+		if (pgsq_entry_count_known(count) && since == 0)
+			set->copies = fit_read_buffer(set->copies, sizeof(PgsqEntryCopy),
+										  &set->copies_size,
+										  Min(count + count / 16 + 16, (uint64) INT_MAX / 2),
+										  false);
+
 		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
 		while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
 		{
 			PgsqEntryCopy *copy;
 			const char *bytes = NULL;
 
-			if ((Size) n == read_copies_size)
-				read_copies = fit_read_buffer(read_copies, sizeof(PgsqEntryCopy),
-											  &read_copies_size, n + 1, true);
-			copy = &read_copies[n];
+			if ((Size) n == set->copies_size)
+				set->copies = fit_read_buffer(set->copies, sizeof(PgsqEntryCopy),
+											  &set->copies_size, n + 1, true);
+			copy = &set->copies[n];
 			LWLockAcquire(&entry->header.lock, LW_SHARED);
 			if (entry->data.stats_since == 0 || entry->data.changed_at < since)
 			{
@@ -181,12 +208,12 @@ pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
 			copy->rare_at = -1;
 			if (DsaPointerIsValid(entry->rare))
 			{
-				if ((Size) nrare == read_rares_size)
-					read_rares = fit_read_buffer(read_rares,
+				if ((Size) nrare == set->rares_size)
+					set->rares = fit_read_buffer(set->rares,
 												 sizeof(PgsqRareCounters),
-												 &read_rares_size, nrare + 1,
+												 &set->rares_size, nrare + 1,
 												 true);
-				pgsq_rare_copy(entry, &read_rares[nrare]);
+				pgsq_rare_copy(entry, &set->rares[nrare]);
 				copy->rare_at = nrare++;
 			}
 
@@ -196,6 +223,7 @@ pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
 			 * shown, so the text's chunk is not read for it.
 			 */
 			copy->query = NULL;
+			copy->query_text = NULL;
 			copy->text_at = -1;
 			copy->text_stored_at = since != 0 ? pgsq_text_stored_at(entry) : 0;
 			if (texts && (text_user == InvalidOid ||
@@ -206,34 +234,48 @@ pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
 									   &copy->text_stored_at);
 			if (bytes != NULL)
 			{
-				read_texts = fit_read_buffer(read_texts, 1, &read_texts_size,
-											 text_used + copy->text_len + 1,
+				/*
+				 * Each text is kept as a text datum (aligned, with its length
+				 * word) and a terminating NUL, so that rows can point at it
+				 */
+				Size		at = INTALIGN(text_used);
+				char	   *dest;
+
+				set->texts = fit_read_buffer(set->texts, 1, &set->texts_size,
+											 at + VARHDRSZ + copy->text_len + 1,
 											 true);
-				memcpy(read_texts + text_used, bytes, copy->text_len);
-				read_texts[text_used + copy->text_len] = '\0';
-				copy->text_at = (int64) text_used;
-				text_used += copy->text_len + 1;
+				dest = set->texts + at;
+				SET_VARSIZE(dest, VARHDRSZ + copy->text_len);
+				memcpy(dest + VARHDRSZ, bytes, copy->text_len);
+				dest[VARHDRSZ + copy->text_len] = '\0';
+				copy->text_at = (int64) at;
+				text_used = at + VARHDRSZ + copy->text_len + 1;
 			}
 			LWLockRelease(&entry->header.lock);
 			n++;
 		}
 		dshash_seq_term(&hstat);
-
-		for (int i = 0; i < n; i++)
-		{
-			PgsqEntryCopy *copy = &read_copies[i];
-
-			copy->rare = copy->rare_at >= 0 ? &read_rares[copy->rare_at] : &no_rare;
-			if (copy->text_at >= 0)
-				copy->query = read_texts + copy->text_at;
-			emit(copy, arg);
-		}
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
-		trim_read_buffers();
+		pgsq_read_done(set);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+
+	for (int i = 0; i < n; i++)
+	{
+		PgsqEntryCopy *copy = &set->copies[i];
+
+		copy->rare = copy->rare_at >= 0 ? &set->rares[copy->rare_at] : &no_rare;
+		if (copy->text_at >= 0)
+		{
+			copy->query_text = (text *) (set->texts + copy->text_at);
+			copy->query = VARDATA(copy->query_text);
+		}
+	}
+	set->n = n;
+	return set;
 }
 
 /*

@@ -42,6 +42,7 @@ typedef struct PgsqEntryCopy
 	const PgsqRareCounters *rare;	/* a copy, or zeros shared by all */
 	const char *query;			/* text, NUL-terminated; NULL if none or not
 								 * wanted */
+	const text *query_text;		/* the same as a text datum */
 	int			rare_at;		/* scan.c's: where the copies are kept */
 	int64		text_at;
 	int			text_len;
@@ -49,12 +50,24 @@ typedef struct PgsqEntryCopy
 	TimestampTz text_stored_at; /* when it was stored; 0 if none */
 } PgsqEntryCopy;
 
-/* Called by pgsq_scan_entries for each entry; copy is valid only then */
-typedef void (*PgsqEntryEmit) (const PgsqEntryCopy *copy, void *arg);
+/*
+ * The copies of one read (pgsq_read_entries), valid until pgsq_read_done;
+ * the rest is scan.c's
+ */
+typedef struct PgsqReadSet
+{
+	PgsqEntryCopy *copies;
+	int			n;
+	Size		copies_size;
+	PgsqRareCounters *rares;
+	Size		rares_size;
+	char	   *texts;
+	Size		texts_size;
+} PgsqReadSet;
 
-extern void pgsq_scan_entries(TimestampTz since, bool texts, Oid text_user,
-							  bool percentiles, PgsqEntryEmit emit,
-							  void *arg);
+extern PgsqReadSet *pgsq_read_entries(TimestampTz since, bool texts,
+									  Oid text_user, bool percentiles);
+extern void pgsq_read_done(PgsqReadSet *set);
 extern bool pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data);
 extern char *pgsq_fetch_text(const PgsqKey *key, int *len);
 extern int64 pgsq_count_entries(void);

@@ -32,6 +32,7 @@ bool		pgsq_save = true;
 int			pgsq_query_text_memory = 16 * 1024;
 int			pgsq_min_sweep_interval = 250;
 double		pgsq_sample_rate = 1.0;
+bool		pgsq_direct_scan = true;
 
 /*
  * pg_stat_statements' settings, shown with our values for the tools that
@@ -230,6 +231,15 @@ pgsq_define_settings(void)
 							 0.0,
 							 1.0,
 							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_stat_queries.direct_scan",
+							 "Reads the statistics views with a custom scan instead of a function scan.",
+							 "Same rows and values, made only for the columns a query uses, without a tuplestore.",
+							 &pgsq_direct_scan,
+							 true,
+							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
 

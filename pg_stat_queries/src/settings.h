@@ -26,6 +26,7 @@ extern bool pgsq_save;
 extern int	pgsq_query_text_memory; /* kilobytes */
 extern int	pgsq_min_sweep_interval;	/* milliseconds */
 extern double pgsq_sample_rate;
+extern bool pgsq_direct_scan;
 
 extern void pgsq_define_settings(void);
 
