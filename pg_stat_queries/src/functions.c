@@ -207,7 +207,7 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 	values[col++] = Int64GetDatum(pgsq_max);
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->evicted_entries));
 	values[col] = pgsq_timestamp_or_null((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_eviction_time),
-									&nulls[col]);
+										 &nulls[col]);
 	col++;
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->text_bytes));
 	values[col++] = Int64GetDatum((int64) pgsq_query_text_memory * 1024);
