@@ -441,7 +441,7 @@ query_sql() {
 # behind them (in a DO block: nothing of it is counted)
 snapshot_rows() {
 	use_server pgsq
-	bench_psql "DO \$\$ BEGIN
+	bench_psql "SET client_min_messages = warning; DO \$\$ BEGIN
 		DROP TABLE IF EXISTS full_read_rows, full_read_rows_notext;
 		CREATE TABLE full_read_rows AS SELECT * FROM pg_stat_queries(true);
 		CREATE TABLE full_read_rows_notext AS SELECT * FROM pg_stat_queries(false);
