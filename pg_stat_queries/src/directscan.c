@@ -35,6 +35,7 @@
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/planmain.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
@@ -300,6 +301,9 @@ plan_direct_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 									   positions);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->methods = &direct_scan_methods;
+
+	/* a plan of the function scan would depend on the function: so does ours */
+	record_plan_function_dependency(root, fexpr->funcid);
 	return &cscan->scan.plan;
 }
 

@@ -141,3 +141,11 @@ DROP ROLE ds_reader;
 DROP TABLE ds_t;
 DROP FUNCTION ds_explain(text);
 DROP EXTENSION pg_stat_statements;
+-- a prepared read is planned again when its function is replaced, here
+-- with the extension
+PREPARE ds_q AS SELECT count(*) > 0 AS t FROM pg_stat_queries(true);
+EXECUTE ds_q;
+DROP EXTENSION pg_stat_queries;
+CREATE EXTENSION pg_stat_queries;
+EXECUTE ds_q;
+DEALLOCATE ds_q;
