@@ -202,8 +202,9 @@ offer_direct_scan(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 
-	if (!pgsq_direct_scan || !pgsq_store_ready() ||
-		rte->rtekind != RTE_FUNCTION || rte->funcordinality ||
+	/* most relations planned are tables: they are let go first */
+	if (rte->rtekind != RTE_FUNCTION || !pgsq_direct_scan ||
+		!pgsq_store_ready() || rte->funcordinality ||
 		list_length(rte->functions) != 1 ||
 		rel->reloptkind != RELOPT_BASEREL ||
 		!bms_is_empty(rel->lateral_relids) || rel->pathlist == NIL)
