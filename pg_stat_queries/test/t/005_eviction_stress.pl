@@ -49,7 +49,11 @@ my $full_reset = script('full_reset.sql', "SELECT pg_stat_queries_reset();\n");
 my $filtered_reset = script('filtered_reset.sql',
 	"SELECT pg_stat_queries_reset(0, 0, (SELECT queryid FROM pg_stat_queries WHERE queryid IS NOT NULL LIMIT 1));\n"
 	  . "SELECT pg_stat_queries_reset(0, (SELECT oid FROM pg_database WHERE datname = 'postgres'), 0, true);\n");
-my $reader = script('reader.sql', "SELECT count(*), sum(length(query)) FROM pg_stat_queries;\n");
+# full reads by the direct scan, one of them two reads at once (a join)
+my $reader = script('reader.sql',
+	"SELECT count(*), sum(length(query)) FROM pg_stat_queries;\n"
+	  . "SELECT count(*) FROM pg_stat_queries a JOIN pg_stat_queries(false) b USING (userid, dbid, queryid, toplevel) WHERE a.calls >= 0;\n"
+);
 my $reload = script('reload.sql', qq(\\set m random(100, 400)
 \\set k random(16, 512)
 ALTER SYSTEM SET pg_stat_queries.max = :m;
