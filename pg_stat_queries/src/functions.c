@@ -76,7 +76,6 @@ emit_statistics(FunctionCallInfo fcinfo, TimestampTz since, bool showtext)
 	PgsqRowReader reader;
 	PgsqReadSet *set;
 
-	pgsq_require_store();
 	InitMaterializedSRF(fcinfo, 0);
 	pgsq_start_rows(&reader, rsinfo->setDesc->natts, since != 0, showtext);
 	set = pgsq_read_rows(&reader, since);
