@@ -122,19 +122,19 @@ pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 
 /*
  * The normalized text (palloc'd, *out_len bytes) of a statement ending at
- * this nesting level, if parse analysis left what it takes; else NULL, and
- * *verbatim tells whether parse analysis found no constant in the very same
- * text, which is then its normalized text as it is.
+ * this nesting level, normalized with the constant locations parse analysis
+ * left for the very same text.  *found tells whether it left them; if it
+ * did, NULL means the text cannot be made literal-free (normalize.c).
  */
 char *
 pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
 						 int location, int stmt_len, int *out_len,
-						 bool *verbatim)
+						 bool *found)
 {
 	InflightSlot *slot;
 	JumbleState jstate;
 
-	*verbatim = false;
+	*found = false;
 	if (level < 0 || level >= PGSQ_INFLIGHT_LEVELS)
 		return NULL;
 
@@ -151,18 +151,12 @@ pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
 			break;
 	}
 
-	if (slot->clocations_count == 0)
-	{
-		/* parse analysis found no constant: the text is stored as it is */
-		*verbatim = true;
-		return NULL;
-	}
-
+	*found = true;
 	memset(&jstate, 0, sizeof(jstate));
 	jstate.clocations = slot->clocations;
 	jstate.clocations_buf_size = slot->clocations_count;
 	jstate.clocations_count = slot->clocations_count;
 	jstate.highest_extern_param_id = slot->highest_extern_param_id;
 	jstate.has_squashed_lists = slot->has_squashed_lists;
-	return pgsq_normalize(&jstate, stmt, location, stmt_len, out_len);
+	return pgsq_normalize(&jstate, stmt, location, stmt_len, out_len, NULL);
 }

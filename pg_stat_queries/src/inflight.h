@@ -17,6 +17,6 @@ extern void pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 extern char *pgsq_inflight_normalized(int level, int64 queryid,
 									  const char *stmt, int location,
 									  int stmt_len, int *out_len,
-									  bool *verbatim);
+									  bool *found);
 
 #endif							/* PGSQ_INFLIGHT_H */

@@ -25,6 +25,7 @@
 #include "qtext.h"
 #include "rare.h"
 #include "store.h"
+#include "textsource.h"
 
 #include <sys/stat.h>
 
@@ -453,7 +454,7 @@ pgsq_legacy_read_texts(void)
 				problem = "it is truncated";
 				break;
 			}
-			text = pgsq_text_prepare(buf, rec.len, rec.encoding);
+			text = pgsq_saved_text(buf, rec.len, rec.encoding, false);
 
 			if (DsaPointerIsValid(text))
 				pgsq_text_set_stored_at(text, rec.stored_at);

@@ -1,12 +1,22 @@
 /*-------------------------------------------------------------------------
  *
  * normalize.c
- *		Query normalization: constants replaced by $n placeholders.
+ *		The one rule every stored query text passes: no literal value.
  *
- * The parser records where each constant starts (JumbleState) but not its
- * length, so we run the core scanner over the statement to find where each
- * constant token ends.  The output is a StringInfo that grows as needed, so
- * no estimate of the placeholders' width can overrun it.
+ * A text is stored only as this file makes it.  The parser records where
+ * each constant it keeps as a Const starts (JumbleState), so those become
+ * $n exactly as pg_stat_statements writes them.  But the parser keeps many
+ * values as plain strings that it never locates: passwords, options and
+ * connection strings, NOTIFY payloads, DO and function bodies, comments
+ * on objects, file names.  So the whole statement is run through the core
+ * scanner, and every string, number, bit-string and dollar-quoted token
+ * that no recorded location covers becomes a placeholder too.  Identifiers,
+ * keywords, operators, parameters and comments stay as written.  A
+ * statement the scanner cannot read gets no text at all.
+ *
+ * The scanner also gives each recorded constant its length (the parser
+ * records only where it starts).  The output is a StringInfo that grows as
+ * needed, so no estimate of the placeholders' width can overrun it.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,7 +28,25 @@
 #include "common/int.h"
 #include "lib/stringinfo.h"
 #include "parser/scanner.h"
-#include "utils/memutils.h"
+
+/* One stretch of the statement to be replaced by a placeholder */
+typedef struct Replacement
+{
+	int			start;			/* offset in the statement */
+	int			len;
+	bool		extern_param;	/* a parameter the parser located ($n) */
+	bool		squashed;		/* a whole squashed list */
+} Replacement;
+
+/* The replacements found in one statement, in text order */
+typedef struct ReplacementList
+{
+	Replacement *items;
+	int			count;
+	int			size;
+	int			unlocated;		/* literals no recorded location covered */
+	int			highest_param;	/* highest $n written in the statement */
+} ReplacementList;
 
 /* qsort comparator: constant locations in text order */
 static int
@@ -42,171 +70,213 @@ start_scanner(const char *query, core_yy_extra_type *extra)
 }
 
 /*
- * Fill in the byte length of each constant, in a sorted copy of the
- * locations.  Locations are relative to the whole source string; query
- * starts at query_loc.  A repeated location gets length -1 (ignored).
- * A negative number's location is its '-' sign, and we take both tokens.
+ * Is the token starting at tok (NUL-terminated by the scanner) a literal
+ * value: a number, a string in any of its forms, a bit string?  Parameters
+ * ($1) and identifiers, quoted or not, are not.  The scanner's token codes
+ * are not installed for extensions, so the token is told by its first
+ * characters, which the scanner's rules fix.
  */
-static LocationLen *
-constant_lengths(const JumbleState *jstate, const char *query, int query_loc)
-{
-	int			count = jstate->clocations_count;
-	LocationLen *locs = palloc(count * sizeof(LocationLen));
-	core_yy_extra_type extra;
-	core_yyscan_t scanner;
-	core_YYSTYPE yylval;
-	YYLTYPE		yylloc = -1;
-	int			tok = -1;
-
-	memcpy(locs, jstate->clocations, count * sizeof(LocationLen));
-	qsort(locs, count, sizeof(LocationLen), compare_location);
-
-	scanner = start_scanner(query, &extra);
-	for (int i = 0; i < count; i++)
-	{
-		int			loc = locs[i].location - query_loc;
-
-		if (i > 0 && locs[i].location == locs[i - 1].location)
-		{
-			locs[i].length = -1;
-			continue;
-		}
-		if (locs[i].squashed)
-			continue;			/* the jumble gave the whole list's length */
-		if (tok == 0 || loc < 0)
-		{
-			locs[i].length = -1;
-			continue;
-		}
-
-		/* lex up to the constant's first token */
-		while (yylloc < loc)
-		{
-			tok = core_yylex(&yylval, &yylloc, scanner);
-			if (tok == 0)
-				break;
-		}
-		if (tok == 0)
-		{
-			locs[i].length = -1;
-			continue;
-		}
-		if (query[loc] == '-')
-		{
-			tok = core_yylex(&yylval, &yylloc, scanner);
-			if (tok == 0)
-			{
-				locs[i].length = -1;
-				continue;
-			}
-		}
-		/* the scanner NUL-terminates the current token in its buffer */
-		locs[i].length = (yylloc - loc) + strlen(extra.scanbuf + yylloc);
-	}
-	scanner_finish(scanner);
-	return locs;
-}
-
-/*
- * Return the statement query[0..query_len) with its constants replaced by
- * $n, numbered after the highest parameter the statement already uses.
- * query_loc is the statement's offset in the source string that
- * jstate's locations refer to.
- */
-char *
-pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
-			   int query_len, int *out_len)
-{
-	StringInfoData buf;
-	LocationLen *locs;
-	int			copied = 0;		/* bytes of query already emitted */
-	int			placeholder = jstate->highest_extern_param_id;
-	char	   *stmt = pnstrdup(query, query_len);
-
-	locs = constant_lengths(jstate, stmt, query_loc);
-	initStringInfo(&buf);
-
-	for (int i = 0; i < jstate->clocations_count; i++)
-	{
-		int			start = locs[i].location - query_loc;
-		int			len = locs[i].length;
-
-		/*
-		 * Parameters ($1) are kept as written, unless lists were squashed:
-		 * then everything is renumbered so the numbers have no gaps.
-		 */
-		if (locs[i].extern_param && !jstate->has_squashed_lists)
-			continue;
-		if (len < 0 || start < copied || start + len > query_len)
-			continue;
-
-		appendBinaryStringInfo(&buf, stmt + copied, start - copied);
-		appendStringInfo(&buf, "$%d", ++placeholder);
-		if (locs[i].squashed)
-			appendStringInfoString(&buf, " /*, ... */");
-		copied = start + len;
-	}
-	appendBinaryStringInfo(&buf, stmt + copied, query_len - copied);
-
-	pfree(locs);
-	pfree(stmt);
-	*out_len = buf.len;
-	return buf.data;
-}
-
-/* Does this token, starting at tok in the scanner buffer, hold a value? */
 static bool
 token_is_literal(const char *tok)
 {
 	char		c = tok[0];
 
-	if (isdigit((unsigned char) c) || (c == '.' && isdigit((unsigned char) tok[1])))
-		return true;			/* number */
+	if (isdigit((unsigned char) c) ||
+		(c == '.' && isdigit((unsigned char) tok[1])))
+		return true;			/* integer or numeric */
 	if (c == '\'')
-		return true;			/* string */
+		return true;			/* standard string */
 	if (c == '$')
 		return !isdigit((unsigned char) tok[1]);	/* dollar quote, not $n */
-	if (strchr("eEbBxXnN", c) && tok[1] == '\'')
-		return true;			/* E'', B'', X'', N'' */
+	if (strchr("eEbBxX", c) != NULL && tok[1] == '\'')
+		return true;			/* E'', B'', X'' */
 	if ((c == 'u' || c == 'U') && tok[1] == '&' && tok[2] == '\'')
 		return true;			/* U&'' */
-	/* NULL holds no value worth hiding, and IS [NOT] NULL is common */
-	return pg_strcasecmp(tok, "true") == 0 || pg_strcasecmp(tok, "false") == 0;
+	return false;				/* N'' is a keyword, then a string */
+}
+
+/* Append a replacement of [start, start + len) */
+static void
+add_replacement(ReplacementList *list, int start, int len,
+				bool extern_param, bool squashed)
+{
+	Replacement *r;
+
+	if (list->count == list->size)
+	{
+		list->size = Max(16, list->size * 2);
+		list->items = list->items == NULL ?
+			palloc(list->size * sizeof(Replacement)) :
+			repalloc(list->items, list->size * sizeof(Replacement));
+	}
+	r = &list->items[list->count++];
+	r->start = start;
+	r->len = len;
+	r->extern_param = extern_param;
+	r->squashed = squashed;
 }
 
 /*
- * Does a statement's text contain any literal value?  Used when an entry
- * has to get its text without normalization information: only a text with
- * no literal at all (for example a prepared statement using $n) is then
- * safe to store.  Any doubt, including a scanner error, counts as yes.
+ * Scan the statement stmt (len bytes, NUL-terminated) once and list what
+ * to replace: each recorded constant (locs, count of them, sorted, relative
+ * to stmt), with the length the scanner finds for it, and each literal
+ * token outside them.  A location that is not where a token starts is
+ * ignored: the literal there, if any, is found as a token.  A negative
+ * number's location is its '-' sign, and both tokens are taken.  Raises
+ * the scanner's error if the text cannot be scanned.
  */
-bool
-pgsq_text_has_literals(const char *query, int query_len)
+static void
+find_replacements(const char *stmt, int len, const LocationLen *locs,
+				  int count, ReplacementList *list)
+{
+	core_yy_extra_type extra;
+	core_yyscan_t scanner;
+	core_YYSTYPE yylval;
+	YYLTYPE		yylloc;
+	int			next = 0;		/* first location not yet reached */
+	int			covered_end = 0;	/* end of the latest replacement */
+
+	scanner = start_scanner(stmt, &extra);
+	while (core_yylex(&yylval, &yylloc, scanner) != 0)
+	{
+		int			start = yylloc;
+		const char *tok = extra.scanbuf + start;
+		int			end = start + strlen(tok);
+
+		while (next < count && locs[next].location < start)
+			next++;
+		if (next < count && locs[next].location == start &&
+			start >= covered_end)
+		{
+			const LocationLen *loc = &locs[next];
+
+			/* a location recorded twice is replaced once */
+			while (next < count && locs[next].location == start)
+				next++;
+			if (loc->squashed)
+				end = start + loc->length;	/* the jumble gave the list's */
+			else if (tok[0] == '-' && tok[1] == '\0')
+			{
+				if (core_yylex(&yylval, &yylloc, scanner) == 0)
+					break;
+				end = yylloc + strlen(extra.scanbuf + yylloc);
+				tok = extra.scanbuf + yylloc;
+			}
+			if (end <= len)
+			{
+				add_replacement(list, start, end - start,
+								loc->extern_param, loc->squashed);
+				covered_end = end;
+				continue;
+			}
+			start = tok - extra.scanbuf;
+			end = start + strlen(tok);
+		}
+		if (start < covered_end)
+			continue;
+		if (tok[0] == '$' && isdigit((unsigned char) tok[1]))
+		{
+			int			n = atoi(tok + 1);
+
+			list->highest_param = Max(list->highest_param, n);
+		}
+		else if (token_is_literal(tok))
+		{
+			add_replacement(list, start, end - start, false, false);
+			list->unlocated++;
+		}
+	}
+	scanner_finish(scanner);
+}
+
+/*
+ * Write stmt with its replacements made.  Constants become $n numbered after
+ * the highest parameter the statement uses, in text order; parameters are
+ * kept as written, unless lists were squashed (then everything is
+ * renumbered, so the numbers have no gaps).  Where only recorded constants
+ * are replaced, this is pg_stat_statements' text, byte for byte.
+ */
+static char *
+apply_replacements(const char *stmt, int len, const ReplacementList *list,
+				   const JumbleState *jstate, int *out_len)
+{
+	StringInfoData buf;
+	bool		renumber = jstate != NULL && jstate->has_squashed_lists;
+	int			placeholder = jstate != NULL ? jstate->highest_extern_param_id : 0;
+	int			copied = 0;
+
+	if (list->unlocated > 0 && !renumber)
+		placeholder = Max(placeholder, list->highest_param);
+
+	initStringInfo(&buf);
+	for (int i = 0; i < list->count; i++)
+	{
+		const Replacement *r = &list->items[i];
+
+		if (r->extern_param && !renumber)
+			continue;
+		appendBinaryStringInfo(&buf, stmt + copied, r->start - copied);
+		appendStringInfo(&buf, "$%d", ++placeholder);
+		if (r->squashed)
+			appendStringInfoString(&buf, " /*, ... */");
+		copied = r->start + r->len;
+	}
+	appendBinaryStringInfo(&buf, stmt + copied, len - copied);
+	*out_len = buf.len;
+	return buf.data;
+}
+
+/*
+ * The text to store for the statement query[0..query_len): palloc'd,
+ * *out_len bytes, with no literal value left; NULL if the statement cannot
+ * be scanned, so nothing in it can be told apart from a value.  jstate,
+ * if not NULL, has the constant locations parse analysis recorded, relative
+ * to the source string, in which the statement starts at query_loc.
+ * *unlocated (if not NULL) is set to the number of literals found that
+ * no recorded location covered.
+ */
+char *
+pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
+			   int query_len, int *out_len, int *unlocated)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	bool		found = true;
 	char	   *stmt = pnstrdup(query, query_len);
+	int			count = jstate != NULL ? jstate->clocations_count : 0;
+	LocationLen *locs = NULL;
+	ReplacementList list = {0};
+	char	   *result = NULL;
+	volatile bool failed = false;
+
+	if (count > 0)
+	{
+		locs = palloc(count * sizeof(LocationLen));
+		memcpy(locs, jstate->clocations, count * sizeof(LocationLen));
+		for (int i = 0; i < count; i++)
+			locs[i].location -= query_loc;
+		qsort(locs, count, sizeof(LocationLen), compare_location);
+	}
 
 	PG_TRY();
 	{
-		core_yy_extra_type extra;
-		core_yyscan_t scanner = start_scanner(stmt, &extra);
-		core_YYSTYPE yylval;
-		YYLTYPE		yylloc;
-
-		found = false;
-		while (!found && core_yylex(&yylval, &yylloc, scanner) != 0)
-			found = token_is_literal(extra.scanbuf + yylloc);
-		scanner_finish(scanner);
+		find_replacements(stmt, query_len, locs, count, &list);
 	}
 	PG_CATCH();
 	{
+		/* the scanner's error (an unterminated string, say): no text */
 		MemoryContextSwitchTo(cxt);
 		FlushErrorState();
-		found = true;
+		failed = true;
 	}
 	PG_END_TRY();
 
+	if (!failed)
+		result = apply_replacements(stmt, query_len, &list, jstate, out_len);
+	if (unlocated != NULL)
+		*unlocated = failed ? 0 : list.unlocated;
+	if (!failed && list.items != NULL)
+		pfree(list.items);
+	if (locs != NULL)
+		pfree(locs);
 	pfree(stmt);
-	return found;
+	return result;
 }

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * normalize.h
- *		Normalized query texts (normalize.c).
+ *		The one rule every stored query text passes (normalize.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -12,7 +12,7 @@
 #include "nodes/queryjumble.h"
 
 extern char *pgsq_normalize(const JumbleState *jstate, const char *query,
-							int query_loc, int query_len, int *out_len);
-extern bool pgsq_text_has_literals(const char *query, int query_len);
+							int query_loc, int query_len, int *out_len,
+							int *unlocated);
 
 #endif							/* PGSQ_NORMALIZE_H */

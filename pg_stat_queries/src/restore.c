@@ -21,6 +21,7 @@
 #include "restore.h"
 #include "saveformat.h"
 #include "store.h"
+#include "textsource.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -308,8 +309,9 @@ restore_entries(SaveReader *r, uint64 expected)
 			if (!read_bytes(r, text, saved.text_len))
 				return restored;
 			/* a text that does not fit is counted in texts_missing */
-			text_chunk = pgsq_text_prepare(text, saved.text_len,
-										   saved.text_encoding);
+			text_chunk = pgsq_saved_text(text, saved.text_len,
+										 saved.text_encoding,
+										 info.texts_literal_free);
 			if (DsaPointerIsValid(text_chunk))
 				pgsq_text_set_stored_at(text_chunk, saved.text_stored_at);
 		}

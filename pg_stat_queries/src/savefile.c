@@ -180,6 +180,7 @@ pgsq_savefile_write(void)
 	info.dealloc = pg_atomic_read_u64(&pgsq_state->dealloc);
 	info.evicted_entries = pg_atomic_read_u64(&pgsq_state->evicted_entries);
 	info.texts_missing = pg_atomic_read_u64(&pgsq_state->texts_missing);
+	info.texts_literal_free = true;
 	write_columns(&w, pgsq_info_columns, pgsq_info_column_count);
 	write_row(&w, &info, pgsq_info_columns, pgsq_info_column_count);
 

@@ -105,6 +105,7 @@ const SavedColumn pgsq_info_columns[] = {
 	COLUMN(SavedInfo, "dealloc", dealloc),
 	COLUMN(SavedInfo, "evicted_entries", evicted_entries),
 	COLUMN(SavedInfo, "texts_missing", texts_missing),
+	COLUMN(SavedInfo, "texts_literal_free", texts_literal_free),
 };
 
 /* The file's header */

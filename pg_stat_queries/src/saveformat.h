@@ -25,14 +25,15 @@
  * 4 is the first of this file; 5 added generic_plan_calls and
  * custom_plan_calls; 6 replaced the histogram of three buckets per doubling
  * (exec_hist.log3, still read and converted) with one of eighteen, and
- * added the failed executions' counters.  Bump PGSQ_SAVE_FORMAT with any change of
+ * added the failed executions' counters; 7 says its texts are literal-free
+ * (texts_literal_free: older files' are normalized again when read).  Bump PGSQ_SAVE_FORMAT with any change of
  * columns; raise PGSQ_SAVE_OLDEST_READER only for a change that older
  * builds would misread.
  */
 #ifndef PGSQ_TEST_EXTRA_COUNTER
-#define PGSQ_SAVE_FORMAT 6
+#define PGSQ_SAVE_FORMAT 7
 #else
-#define PGSQ_SAVE_FORMAT 7		/* test/t/012_upgrade.pl's newer build */
+#define PGSQ_SAVE_FORMAT 8		/* test/t/012_upgrade.pl's newer build */
 #endif
 #define PGSQ_SAVE_OLDEST_READER 4
 
@@ -58,6 +59,7 @@ typedef struct SavedInfo
 	uint64		dealloc;
 	uint64		evicted_entries;
 	uint64		texts_missing;
+	bool		texts_literal_free; /* every text passed normalize.c's rule */
 } SavedInfo;
 
 /* A column: a field of a row saved under a name */

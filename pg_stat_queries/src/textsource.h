@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * textsource.h
- *		The text stored for a statement (textsource.c).
+ *		The texts stored for statements (textsource.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -30,5 +30,7 @@ typedef struct PgsqTextSource
 
 extern dsa_pointer pgsq_statement_text(const PgsqKey *key,
 									   const PgsqTextSource *src);
+extern dsa_pointer pgsq_saved_text(const char *text, int len, int encoding,
+								   bool literal_free);
 
 #endif							/* PGSQ_TEXTSOURCE_H */

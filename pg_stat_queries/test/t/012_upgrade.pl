@@ -4,8 +4,12 @@
 # and ours are carried over, or dropped with one LOG line.  So are a file of
 # a future format, a truncated file and a damaged one.
 #
-# The libraries: 1.1, built from the repository's history (scripts/test
-# extracts it next to the test tree); the one installed; and the same
+# Texts saved by builds that could keep a utility statement's values as
+# typed (1.1, and format 6) are normalized when a new build reads them.
+#
+# The libraries: 1.1 and the last build writing format 6, built from the
+# repository's history (scripts/test extracts them next to the test tree);
+# the one installed; and the same
 # source built with -DPGSQ_TEST_EXTRA_COUNTER, which adds a counter to every
 # entry and to the saved file (format 5).  They are swapped in a private
 # copy of the installation.
@@ -27,20 +31,25 @@ my $pg_major = (split(/[.\s]/, `pg_config --version`))[1] =~ s/\D.*//r;
 my $with_legacy = $pg_major == 18;
 note "PostgreSQL $pg_major, " . ($with_legacy ? 'with' : 'without') . ' version 1.1';
 
-# ---- where 1.1's source is
-my $legacy_src = "$testdir/../legacy-1.1";
-if ($with_legacy && !-f "$legacy_src/pg_stat_queries/src/textfile.c")
+# ---- where the earlier builds' sources are: next to the test tree, or
+# taken from the history of a checkout
+sub history_source
 {
-	# a checkout of the repository: take it from its history
-	make_path($legacy_src);
-	system("git -C '$testdir' archive 29275b2 pg_stat_queries mk 2>/dev/null | tar -x -C '$legacy_src'");
-}
-if ($with_legacy && !-f "$legacy_src/pg_stat_queries/src/textfile.c")
-{
-	plan skip_all => 'the source of version 1.1 is not available (no git history)'
+	my ($dir, $commit, $file) = @_;
+	my $src = "$testdir/../$dir";
+	if (!-f "$src/pg_stat_queries/src/$file")
+	{
+		make_path($src);
+		system("git -C '$testdir' archive $commit pg_stat_queries mk 2>/dev/null | tar -x -C '$src'");
+	}
+	return $src if -f "$src/pg_stat_queries/src/$file";
+	plan skip_all => "the source of $dir is not available (no git history)"
 	  unless $ENV{PGSQ_REQUIRE_LEGACY};
-	BAIL_OUT("version 1.1's source is missing in $legacy_src");
+	BAIL_OUT("the source of $dir is missing in $src");
 }
+my $legacy_src =
+  $with_legacy ? history_source('legacy-1.1', '29275b2', 'textfile.c') : undef;
+my $format6_src = history_source('format-6', '2f6efe8', 'textsource.c');
 
 # ---- a private copy of the installation
 my $bindir = `pg_config --bindir`;
@@ -72,6 +81,7 @@ sub build_library
 my %lib = (
 	legacy => $with_legacy ? build_library('legacy', $legacy_src) : undef,
 	current => "$tmp/current.so",
+	format6 => build_library('format6', $format6_src),
 	newer => build_library('newer', "$testdir/..", '-DPGSQ_TEST_EXTRA_COUNTER'),);
 copy("$inst_pkglibdir/pg_stat_queries.so", $lib{current}) or die;
 note "libraries built in $tmp";
@@ -147,6 +157,15 @@ SELECT query, calls, rows, total_exec_time, min_exec_time, max_exec_time,
  ORDER BY query});
 }
 
+# Our texts of the roles created with a planted password, with calls
+sub planted_texts
+{
+	return $node->safe_psql(
+		'postgres', q{
+SELECT query, calls FROM pg_stat_queries
+ WHERE query ~ 'upg_planted|Planted' ORDER BY query});
+}
+
 # Start, and return where the server log stood
 sub start_node
 {
@@ -217,6 +236,8 @@ if ($with_legacy)
 		"CREATE EXTENSION pg_stat_queries VERSION '1.1'; CREATE TABLE upg_t (a int, b text)"
 	);
 	workload(5);
+	$node->safe_psql('postgres',
+		"CREATE ROLE upg_planted_11 PASSWORD 'PlantedUnder11'");
 	$pg = pg_stats();
 	$ours = our_stats();
 	like($ours, qr/\Q$marker\E\|5\|/, '1.1 counted the workload');
@@ -236,6 +257,8 @@ if ($with_legacy)
 	ok(!$node->log_contains(qr/corrupted statistics file/, $offset),
 		'1.1 to new: no statistics file discarded');
 	ok(!-e "$datadir/pg_stat/pg_stat_queries.texts", "1.1's text file removed");
+	is(planted_texts(), 'CREATE ROLE upg_planted_11 PASSWORD $1|1',
+		"1.1 to new: 1.1's text with a password is normalized");
 }
 else
 {
@@ -324,6 +347,32 @@ if ($with_legacy)
 	$pg = pg_stats();
 	$node->stop;
 }
+
+# ---- new to format 6 and back: format 6 saved a utility statement's
+# values as typed; a new build normalizes them when it reads the file
+use_library('format6');
+$offset = start_node();
+is(our_stats(), $ours, 'new to format 6: ours carried over');
+$node->safe_psql('postgres',
+	"CREATE ROLE upg_planted_6 PASSWORD 'PlantedUnderFormat6'");
+$pg = pg_stats();
+$node->stop;
+$saved = read_saved($saved_file);
+is($saved->{format}, 6, 'format 6 written');
+ok( (grep { defined $_->{text} && $_->{text} =~ /PlantedUnderFormat6/ }
+	  @{ $saved->{entries} }),
+	'format 6 saved the password as typed');
+use_library('current');
+$offset = start_node();
+is(pg_stats(), $pg, "format 6 to new: PostgreSQL's statistics kept");
+is(our_stats(), $ours, 'format 6 to new: ours carried over');
+like(planted_texts(), qr/^CREATE ROLE upg_planted_6 PASSWORD \$1\|1$/m,
+	"format 6 to new: format 6's text with a password is normalized");
+$node->stop;
+$saved = read_saved($saved_file);
+ok(!(grep { defined $_->{text} && $_->{text} =~ /Planted/ }
+	  @{ $saved->{entries} }),
+	'format 6 to new: no password in the file written next');
 
 # ---- a file of a future format, which this build cannot read
 sub patch_file
