@@ -95,6 +95,37 @@ token_is_literal(const char *tok)
 	return false;				/* N'' is a keyword, then a string */
 }
 
+/* Can this byte be part of an identifier (or keyword, or parameter)? */
+static inline bool
+is_word_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isdigit(c) ||
+		c == '_' || c == '$' || IS_HIGHBIT_SET(c);
+}
+
+/*
+ * Could a literal start in stmt[from..len)?  Every string has a quote, every
+ * dollar quote a '$', and every number starts with a digit that does not
+ * continue a word.  A cheap pass that lets most statements without constants
+ * skip the scanner, and the scanner stop after the last constant; comments
+ * and quoted identifiers only make it answer yes when the answer is no.
+ */
+static bool
+literal_may_start(const char *stmt, int from, int len)
+{
+	unsigned char prev = from > 0 ? (unsigned char) stmt[from - 1] : ' ';
+
+	for (int i = from; i < len; i++)
+	{
+		unsigned char c = (unsigned char) stmt[i];
+
+		if (c == '\'' || c == '$' || (isdigit(c) && !is_word_byte(prev)))
+			return true;
+		prev = c;
+	}
+	return false;
+}
+
 /* Append a replacement of [start, start + len) */
 static void
 add_replacement(ReplacementList *list, int start, int len,
@@ -167,6 +198,9 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 				add_replacement(list, start, end - start,
 								loc->extern_param, loc->squashed);
 				covered_end = end;
+				/* past the last constant, most statements have no literal */
+				if (next == count && !literal_may_start(stmt, end, len))
+					break;
 				continue;
 			}
 			start = tok - extra.scanbuf;
@@ -176,9 +210,11 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 			continue;
 		if (tok[0] == '$' && isdigit((unsigned char) tok[1]))
 		{
-			int			n = atoi(tok + 1);
+			/* the parser refuses larger numbers; a saved text may not */
+			long		n = strtol(tok + 1, NULL, 10);
 
-			list->highest_param = Max(list->highest_param, n);
+			list->highest_param = Max(list->highest_param,
+									  (int) Min(n, PG_INT32_MAX / 2));
 		}
 		else if (token_is_literal(tok))
 		{
@@ -258,7 +294,8 @@ pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 
 	PG_TRY();
 	{
-		find_replacements(stmt, query_len, locs, count, &list);
+		if (count > 0 || literal_may_start(stmt, 0, query_len))
+			find_replacements(stmt, query_len, locs, count, &list);
 	}
 	PG_CATCH();
 	{

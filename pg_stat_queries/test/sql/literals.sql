@@ -147,6 +147,12 @@ CREATE TABLE regress_lit_forms (
   f int DEFAULT 0x50);
 DROP TABLE regress_lit_forms;
 
+-- in other statements, the numbers the parser keeps out of its constants
+-- (positions, type modifiers); digits inside identifiers stay
+SELECT 'PlantedConst42'::varchar(17) AS lit_v, 3 AS lit_w ORDER BY 1, 2;
+SELECT count(*) AS lit_x FROM regress_lit_t t1, regress_lit_t t2;
+SELECT a AS lit_y FROM regress_lit_t WHERE a = 'PlantedConst43' ORDER BY 1;
+
 -- what is stored: no planted value anywhere, and no quote, so no string
 -- literal of any form (identifiers here have none); the shape stays
 SELECT count(*) AS texts_with_planted_values
