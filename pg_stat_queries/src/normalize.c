@@ -76,52 +76,67 @@ start_scanner(const char *query, core_yy_extra_type *extra)
  * are not installed for extensions, so the token is told by its first
  * characters, which the scanner's rules fix.
  */
-static bool
+static inline bool
 token_is_literal(const char *tok)
 {
-	char		c = tok[0];
+	unsigned char c = tok[0];
 
-	if (isdigit((unsigned char) c) ||
-		(c == '.' && isdigit((unsigned char) tok[1])))
+	if (c >= '0' && c <= '9')
 		return true;			/* integer or numeric */
-	if (c == '\'')
-		return true;			/* standard string */
-	if (c == '$')
-		return !isdigit((unsigned char) tok[1]);	/* dollar quote, not $n */
-	if (strchr("eEbBxX", c) != NULL && tok[1] == '\'')
-		return true;			/* E'', B'', X'' */
-	if ((c == 'u' || c == 'U') && tok[1] == '&' && tok[2] == '\'')
-		return true;			/* U&'' */
-	return false;				/* N'' is a keyword, then a string */
+	switch (c)
+	{
+		case '\'':
+			return true;		/* standard string */
+		case '.':
+			return tok[1] >= '0' && tok[1] <= '9';	/* .5 */
+		case '$':
+			return !(tok[1] >= '0' && tok[1] <= '9');	/* dollar quote, not $n */
+		case 'e':
+		case 'E':
+		case 'b':
+		case 'B':
+		case 'x':
+		case 'X':
+			return tok[1] == '\'';	/* E'', B'', X'' */
+		case 'u':
+		case 'U':
+			return tok[1] == '&' && tok[2] == '\''; /* U&'' */
+		default:
+			return false;		/* N'' is a keyword, then a string */
+	}
 }
 
-/* Can this byte be part of an identifier (or keyword, or parameter)? */
+/* Can this byte continue an identifier, keyword or parameter? */
 static inline bool
 is_word_byte(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isdigit(c) ||
-		c == '_' || c == '$' || IS_HIGHBIT_SET(c);
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		(c >= '0' && c <= '9') || c == '_' || c == '$' || IS_HIGHBIT_SET(c);
 }
 
 /*
- * Could a literal start in stmt[from..len)?  Every string has a quote, every
- * dollar quote a '$', and every number starts with a digit that does not
- * continue a word.  A cheap pass that lets most statements without constants
- * skip the scanner, and the scanner stop after the last constant; comments
- * and quoted identifiers only make it answer yes when the answer is no.
+ * Could a literal start in stmt[from..len)?  stmt is NUL-terminated at len.
+ * Every string has a quote, every dollar quote a '$', and every number
+ * starts with a digit that does not continue a word.  A cheap pass (libc's
+ * vectorized search, then a look at the byte before each run of digits)
+ * that lets most statements without constants skip the scanner, and the
+ * scanner stop after the last constant; comments and quoted identifiers only
+ * make it answer yes when the answer is no.
  */
 static bool
 literal_may_start(const char *stmt, int from, int len)
 {
-	unsigned char prev = from > 0 ? (unsigned char) stmt[from - 1] : ' ';
+	const char *p = stmt + from;
 
-	for (int i = from; i < len; i++)
+	Assert(stmt[len] == '\0');
+	for (p += strcspn(p, "'$0123456789"); *p != '\0';
+		 p += strcspn(p, "'$0123456789"))
 	{
-		unsigned char c = (unsigned char) stmt[i];
-
-		if (c == '\'' || c == '$' || (isdigit(c) && !is_word_byte(prev)))
+		if (*p == '\'' || *p == '$' ||
+			p == stmt || !is_word_byte((unsigned char) p[-1]))
 			return true;
-		prev = c;
+		while (*p >= '0' && *p <= '9')
+			p++;				/* digits that continue a word */
 	}
 	return false;
 }
@@ -172,7 +187,7 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 	{
 		int			start = yylloc;
 		const char *tok = extra.scanbuf + start;
-		int			end = start + strlen(tok);
+		int			end;
 
 		while (next < count && locs[next].location < start)
 			next++;
@@ -181,6 +196,7 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 		{
 			const LocationLen *loc = &locs[next];
 
+			end = start + strlen(tok);
 			/* a location recorded twice is replaced once */
 			while (next < count && locs[next].location == start)
 				next++;
@@ -204,22 +220,21 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 				continue;
 			}
 			start = tok - extra.scanbuf;
-			end = start + strlen(tok);
 		}
 		if (start < covered_end)
 			continue;
-		if (tok[0] == '$' && isdigit((unsigned char) tok[1]))
+		if (token_is_literal(tok))
+		{
+			add_replacement(list, start, strlen(tok), false, false);
+			list->unlocated++;
+		}
+		else if (tok[0] == '$')
 		{
 			/* the parser refuses larger numbers; a saved text may not */
 			long		n = strtol(tok + 1, NULL, 10);
 
 			list->highest_param = Max(list->highest_param,
 									  (int) Min(n, PG_INT32_MAX / 2));
-		}
-		else if (token_is_literal(tok))
-		{
-			add_replacement(list, start, end - start, false, false);
-			list->unlocated++;
 		}
 	}
 	scanner_finish(scanner);
@@ -292,21 +307,30 @@ pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 		qsort(locs, count, sizeof(LocationLen), compare_location);
 	}
 
-	PG_TRY();
+	if (count > 0 || literal_may_start(stmt, 0, query_len))
 	{
-		if (count > 0 || literal_may_start(stmt, 0, query_len))
+		PG_TRY();
+		{
 			find_replacements(stmt, query_len, locs, count, &list);
+		}
+		PG_CATCH();
+		{
+			/* the scanner's error (an unterminated string, say): no text */
+			MemoryContextSwitchTo(cxt);
+			FlushErrorState();
+			failed = true;
+		}
+		PG_END_TRY();
 	}
-	PG_CATCH();
-	{
-		/* the scanner's error (an unterminated string, say): no text */
-		MemoryContextSwitchTo(cxt);
-		FlushErrorState();
-		failed = true;
-	}
-	PG_END_TRY();
 
-	if (!failed)
+	if (!failed && list.count == 0)
+	{
+		/* nothing to replace: the copy is the text */
+		result = stmt;
+		stmt = NULL;
+		*out_len = query_len;
+	}
+	else if (!failed)
 		result = apply_replacements(stmt, query_len, &list, jstate, out_len);
 	if (unlocated != NULL)
 		*unlocated = failed ? 0 : list.unlocated;
@@ -314,6 +338,7 @@ pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 		pfree(list.items);
 	if (locs != NULL)
 		pfree(locs);
-	pfree(stmt);
+	if (stmt != NULL)
+		pfree(stmt);
 	return result;
 }
