@@ -32,6 +32,7 @@ set -uo pipefail
 source "$(dirname "$0")/../scripts/lib.sh"
 source "$(dirname "$0")/lib/common.sh"
 
+BENCH_START=$(date +%s)
 REV=${1:-2f6efe8}
 OUT_DIR=${OUT_DIR:-$REPO_ROOT/bench/results}
 
