@@ -153,6 +153,23 @@ SELECT 'PlantedConst42'::varchar(17) AS lit_v, 3 AS lit_w ORDER BY 1, 2;
 SELECT count(*) AS lit_x FROM regress_lit_t t1, regress_lit_t t2;
 SELECT a AS lit_y FROM regress_lit_t WHERE a = 'PlantedConst43' ORDER BY 1;
 
+-- a text stored without the parser's locations: the prepared statement's
+-- entry is reset, and its parse is no longer among those the backend keeps
+-- (four per level) when it runs again; its literals are still replaced
+PREPARE regress_lit_prep(int) AS
+  SELECT $1 + 41 AS lit_prepared, 'PlantedPrepared44' AS lit_z;
+EXECUTE regress_lit_prep(1);
+SELECT pg_stat_queries_reset(0, 0, queryid) IS NOT NULL AS t
+  FROM pg_stat_queries WHERE query LIKE '%lit_prepared%';
+SELECT 1 AS lit_parsed_after;
+SELECT 2 AS lit_parsed_after;
+SELECT 3 AS lit_parsed_after;
+SELECT 4 AS lit_parsed_after;
+EXECUTE regress_lit_prep(2);
+DEALLOCATE regress_lit_prep;
+SELECT query, calls FROM pg_stat_queries
+ WHERE query LIKE '%lit_prepared%' OR query IS NULL;
+
 -- what is stored: no planted value anywhere, and no quote, so no string
 -- literal of any form (identifiers here have none); the shape stays
 SELECT count(*) AS texts_with_planted_values
