@@ -29,12 +29,13 @@ include $(PGXS)
 $(OBJS): $(wildcard $(srcdir)/src/*.h)
 
 # Objects compiled against another PostgreSQL installation (the same tree is
-# built for 18 and 19, assert and release builds) are rebuilt: .built-for-pg
-# names the major version and installation they are for, and is rewritten,
+# built for 18 and 19, assert and release builds), or one configured anew
+# (with injection points, say), are rebuilt: .built-for-pg names the major
+# version, installation and configure options they are for, and is rewritten,
 # so newer than every object, when that changes.  (A stamp named after them
 # would not do: PGXS declares every target .SECONDARY, and a missing
 # secondary prerequisite does not force a rebuild.)
-BUILT_FOR = $(MAJORVERSION) $(bindir)
+BUILT_FOR = $(MAJORVERSION) $(bindir) $(shell $(PG_CONFIG) --configure | cksum)
 $(OBJS): .built-for-pg
 .built-for-pg: force-version-check
 	@[ "$$(cat $@ 2>/dev/null)" = "$(BUILT_FOR)" ] || echo "$(BUILT_FOR)" >$@

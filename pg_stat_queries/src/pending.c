@@ -28,6 +28,7 @@
 
 #include "executor/instrument.h"
 #include "jit/jit.h"
+#include "utils/injection_point.h"
 #include "utils/memutils.h"
 #include "access/xact.h"
 #include "storage/ipc.h"
@@ -66,6 +67,7 @@ typedef struct PendingStmt
 	PgsqSharedEntry *entry;		/* usable while ref_generation is current */
 	uint32		ref_generation;
 	bool		text_checked;	/* the entry's text was looked after */
+	bool		merged;			/* counters already in the entry: to drop */
 	TimestampTz entry_since;	/* stats_since of the entry counted for */
 	PgsqCounters counters;
 } PendingStmt;
@@ -253,6 +255,7 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 	ps->entry = entry;
 	ps->ref_generation = generation;
 	ps->text_checked = false;
+	ps->merged = false;
 	ps->entry_since = entry_since(entry);
 	pgsq_counters_clear(&ps->counters);
 	index_pending(objid, pending_count);
@@ -275,6 +278,12 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
 {
 	TimestampTz since = entry_since(entry);
 
+	if (ps->merged)
+	{
+		/* a flush merged these counts, then an error cut it short */
+		pgsq_counters_clear(&ps->counters);
+		ps->merged = false;
+	}
 	if (pgsq_other_life(ps->entry_since, since))
 	{
 		pgsq_counters_clear(&ps->counters);
@@ -505,9 +514,33 @@ pgsq_flush_pending(bool nowait)
 
 	if (pending_count == 0)
 		return false;
+
+	/*
+	 * Each statement's counts are marked merged as soon as they are, so that
+	 * a merge is never repeated: an ERROR in the middle of the batch (out of
+	 * shared memory, say) leaves the array as it was, those merged so far
+	 * marked, and the next flush skips them.  Their generation 0 is never
+	 * current, so an execution of such a statement takes the slow way, where
+	 * rebind_pending empties them first.  The array is compacted only once
+	 * every merge is done, by code that cannot fail.
+	 */
 	for (int i = 0; i < pending_count; i++)
 	{
-		if (flush_one(&pending_stmts[i], nowait))
+		PendingStmt *ps = &pending_stmts[i];
+
+		if (ps->merged)
+			continue;
+		if (flush_one(ps, nowait))
+		{
+			ps->merged = true;
+			ps->ref_generation = 0;
+			/* test/sql/flush_errors.sql: an error after a merge */
+			INJECTION_POINT("pg-stat-queries-flush-merged", NULL);
+		}
+	}
+	for (int i = 0; i < pending_count; i++)
+	{
+		if (pending_stmts[i].merged)
 			continue;
 		if (kept != i)
 			pending_stmts[kept] = pending_stmts[i];
