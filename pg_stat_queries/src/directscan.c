@@ -108,7 +108,9 @@ static const CustomExecMethods direct_exec_methods = {
 /*
  * Which of our statistics functions funcid is, if any: a C function of our
  * library whose symbol is one of theirs (the drop-in's pg_stat_statements()
- * and our older versions' functions share them)
+ * and our older versions' functions share them).  A function given SECURITY
+ * DEFINER or SET clauses (ALTER FUNCTION) is not read directly: only the
+ * function call switches user and settings for its duration.
  */
 static ReadFunction
 read_function_of(Oid funcid)
@@ -122,7 +124,8 @@ read_function_of(Oid funcid)
 	if (!HeapTupleIsValid(tup))
 		return READ_NONE;
 	proc = (Form_pg_proc) GETSTRUCT(tup);
-	candidate = proc->prolang == ClanguageId && proc->proretset;
+	candidate = proc->prolang == ClanguageId && proc->proretset &&
+		!proc->prosecdef && heap_attisnull(tup, Anum_pg_proc_proconfig, NULL);
 	if (candidate)
 	{
 		Datum		src = SysCacheGetAttrNotNull(PROCOID, tup,

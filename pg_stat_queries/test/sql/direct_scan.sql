@@ -40,6 +40,15 @@ EXPLAIN (COSTS OFF)
   SELECT * FROM ds_t, LATERAL pg_stat_queries(ds_t.a > 1) s;
 EXPLAIN (COSTS OFF) SELECT * FROM pg_stat_queries(true) WITH ORDINALITY;
 EXPLAIN (COSTS OFF) SELECT * FROM generate_series(1, 3);
+-- nor for a function given SET or SECURITY DEFINER: only its call applies
+-- them; the direct scan comes back when they go
+ALTER FUNCTION pg_stat_queries(boolean) SET work_mem = '1MB';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pg_stat_queries;
+ALTER FUNCTION pg_stat_queries(boolean) RESET ALL;
+ALTER FUNCTION pg_stat_queries(boolean) SECURITY DEFINER;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pg_stat_queries;
+ALTER FUNCTION pg_stat_queries(boolean) SECURITY INVOKER;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pg_stat_queries;
 
 -- the same rows and values as the function scan, in every row type; the
 -- reads themselves are not tracked, so that both see the same statements
