@@ -357,17 +357,18 @@ add_rare(PgsqRareCounters *d, const PgsqRareCounters *src)
 }
 
 /*
- * Add one execution that ended in an error to local counters: its time
- * until then, its SQLSTATE and when it was counted.  Nothing else changes:
- * the other counters count completed executions.
+ * Add count executions that ended in an error to local counters: the time
+ * they ran until then (ms, in all), the latest's SQLSTATE and when it was
+ * noted.  Nothing else changes: the other counters count completed
+ * executions.
  */
 void
-pgsq_add_failure(PgsqCounters *counters, double ms, int sqlstate,
-				 TimestampTz at)
+pgsq_add_failures(PgsqCounters *counters, int64 count, double ms,
+				  int sqlstate, TimestampTz at)
 {
 	PgsqRareCounters *r = rare_for_add(counters);
 
-	r->failed_calls++;
+	r->failed_calls += count;
 	r->failed_exec_time += ms;
 	if (at >= r->last_failed_at)
 	{

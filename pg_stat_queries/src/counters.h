@@ -19,8 +19,8 @@ extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double m
 							   const JitInstrumentation *jitusage,
 							   int parallel_to_launch, int parallel_launched,
 							   PgsqPlanCache plan_cache);
-extern void pgsq_add_failure(PgsqCounters *counters, double ms, int sqlstate,
-							 TimestampTz at);
+extern void pgsq_add_failures(PgsqCounters *counters, int64 count,
+							  double ms, int sqlstate, TimestampTz at);
 extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 							   const PgsqCounters *counters);
 extern void pgsq_start_data(PgsqEntryData *data, const PgsqKey *key,

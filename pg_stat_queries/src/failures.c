@@ -6,7 +6,9 @@
  *
  * Our planner, executor and utility hooks catch an error on its way up
  * (hooks.c), note the statement, its time until then and the error's
- * SQLSTATE here, and throw it on.  Nothing else is done there: the error
+ * SQLSTATE here, and throw it on (one note per statement, counting its
+ * failures, so memory grows with the statements that fail, not with their
+ * failures).  Nothing else is done there: the error
  * may have been raised while a lock was held, ours included, or in memory
  * about to be freed, so shared memory is not touched and only the
  * statement's text is copied.  The noted failures are counted into their
@@ -28,14 +30,19 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-/* One execution that failed, until it is counted */
+/*
+ * The executions of one statement that failed since the last count: one
+ * note per statement (key, nesting level), however often it failed, so a
+ * loop catching millions of errors holds one note, not millions.
+ */
 typedef struct NotedFailure
 {
 	PgsqKey		key;
 	int			level;			/* nesting level it ran at */
-	double		ms;				/* time it ran before failing */
-	int			sqlstate;
-	TimestampTz at;
+	int64		count;			/* executions that failed */
+	double		ms;				/* time they ran before failing, in all */
+	int			sqlstate;		/* the latest's */
+	TimestampTz at;				/* the latest's */
 	uint64		reset_count;	/* pgsq_state->reset_count when noted */
 	char	   *stmt;			/* its text, cut out of the source; or NULL */
 	int			location;		/* of the statement in its source */
@@ -46,8 +53,113 @@ static NotedFailure *noted = NULL;
 static int	noted_count = 0;
 static int	noted_size = 0;
 
+/*
+ * Index of the notes by key: open addressing, positions + 1 (0: empty),
+ * twice as many slots as notes fit in the array.
+ */
+static int *noted_index = NULL;
+static int	noted_index_mask = 0;
+
 /* Statements kept beyond this many are counted without their text */
 #define PGSQ_FAILURE_TEXT_MAX (1024 * 1024)
+
+/* Notes kept between counts without giving memory back */
+#define PGSQ_FAILURE_KEEP 64
+
+/* First index slot to probe for a note */
+static inline uint32
+note_hash(const PgsqKey *key, int level)
+{
+	return (uint32) (key->queryid ^ (key->queryid >> 32)) ^
+		(key->userid * 0x9E3779B1) ^ (key->dbid * 0x85EBCA77) ^
+		((uint32) level << 1) ^ (uint32) key->toplevel;
+}
+
+/* The note of a statement at a level, noted since reset_count, or NULL */
+static NotedFailure *
+find_note(const PgsqKey *key, int level, uint64 reset_count)
+{
+	if (noted_index == NULL)
+		return NULL;
+	for (uint32 i = note_hash(key, level) & noted_index_mask;;
+		 i = (i + 1) & noted_index_mask)
+	{
+		NotedFailure *f;
+
+		if (noted_index[i] == 0)
+			return NULL;
+		if (noted_index[i] > noted_count)
+			continue;			/* not in use (an error cut a count short) */
+		f = &noted[noted_index[i] - 1];
+		if (f->level == level && f->reset_count == reset_count &&
+			pgsq_key_equals(&f->key, key))
+			return f;
+	}
+}
+
+/* Index the note at position pos */
+static void
+index_note(int pos)
+{
+	NotedFailure *f = &noted[pos];
+
+	for (uint32 i = note_hash(&f->key, f->level) & noted_index_mask;;
+		 i = (i + 1) & noted_index_mask)
+	{
+		if (noted_index[i] == 0)
+		{
+			noted_index[i] = pos + 1;
+			return;
+		}
+	}
+}
+
+/*
+ * Room for one more note, or false.  Called with an error on its way up:
+ * nothing here may throw, so a note that finds no memory is not made (its
+ * failure goes uncounted) rather than replace the error being reported.
+ */
+static bool
+make_room(void)
+{
+	int			size;
+	NotedFailure *array;
+	int		   *index;
+
+	if (noted_count < noted_size)
+		return true;
+	size = Max(8, noted_size * 2);
+	if ((Size) size * sizeof(NotedFailure) > MaxAllocSize ||
+		(Size) size * 2 * sizeof(int) > MaxAllocSize)
+		return false;
+	array = MemoryContextAllocExtended(TopMemoryContext,
+									   size * sizeof(NotedFailure),
+									   MCXT_ALLOC_NO_OOM);
+	index = MemoryContextAllocExtended(TopMemoryContext,
+									   size * 2 * sizeof(int),
+									   MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+	if (array == NULL || index == NULL)
+	{
+		if (array != NULL)
+			pfree(array);
+		if (index != NULL)
+			pfree(index);
+		return false;
+	}
+	if (noted != NULL)
+	{
+		memcpy(array, noted, noted_count * sizeof(NotedFailure));
+		pfree(noted);
+		pfree(noted_index);
+	}
+	noted = array;
+	noted_size = size;
+	noted_index = index;
+	noted_index_mask = size * 2 - 1;
+	for (int i = 0; i < noted_count; i++)
+		index_note(i);
+	return true;
+}
 
 /*
  * Note that the statement of queryid, at this nesting level and under this
@@ -60,44 +172,59 @@ pgsq_failure_noted(int64 queryid, Oid userid, int level, const char *source,
 				   int location, int len, double ms)
 {
 	NotedFailure *f;
+	PgsqKey		key;
+	uint64		reset_count;
 
 	if (pgsq_state == NULL || queryid == INT64CONST(0))
 		return;
-	if (noted_count == noted_size)
-	{
-		int			size = Max(8, noted_size * 2);
+	memset(&key, 0, sizeof(key));
+	key.userid = userid;
+	key.dbid = MyDatabaseId;
+	key.queryid = queryid;
+	key.toplevel = (level == 0);
+	reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
 
-		noted = noted == NULL ?
-			MemoryContextAlloc(TopMemoryContext, size * sizeof(NotedFailure)) :
-			repalloc(noted, size * sizeof(NotedFailure));
-		noted_size = size;
+	f = find_note(&key, level, reset_count);
+	if (f == NULL)
+	{
+		if (!make_room())
+			return;
+		f = &noted[noted_count];
+		f->key = key;
+		f->level = level;
+		f->count = 0;
+		f->ms = 0;
+		f->at = 0;
+		f->reset_count = reset_count;
+		f->stmt = NULL;
+		f->location = location;
+		f->len = len;
+		index_note(noted_count);
+		noted_count++;
 	}
-	f = &noted[noted_count];
-	memset(&f->key, 0, sizeof(f->key));
-	f->key.userid = userid;
-	f->key.dbid = MyDatabaseId;
-	f->key.queryid = queryid;
-	f->key.toplevel = (level == 0);
-	f->level = level;
-	f->ms = ms;
+	f->count++;
+	f->ms += ms;
 	f->sqlstate = geterrcode();
 	f->at = GetCurrentTimestamp();
-	f->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
-	f->stmt = NULL;
-	f->location = location;
-	f->len = len;
-	if (source != NULL)
+	if (f->stmt == NULL && source != NULL)
 	{
-		const char *stmt = CleanQuerytext(source, &f->location, &f->len);
+		/* the text, once per note */
+		const char *stmt;
 
+		f->location = location;
+		f->len = len;
+		stmt = CleanQuerytext(source, &f->location, &f->len);
 		if (f->len <= PGSQ_FAILURE_TEXT_MAX)
 		{
-			f->stmt = MemoryContextAlloc(TopMemoryContext, f->len + 1);
-			memcpy(f->stmt, stmt, f->len);
-			f->stmt[f->len] = '\0';
+			f->stmt = MemoryContextAllocExtended(TopMemoryContext, f->len + 1,
+												 MCXT_ALLOC_NO_OOM);
+			if (f->stmt != NULL)
+			{
+				memcpy(f->stmt, stmt, f->len);
+				f->stmt[f->len] = '\0';
+			}
 		}
 	}
-	noted_count++;
 
 	/* have the statistics system call our flush when this backend idles */
 	pgstat_report_fixed = true;
@@ -106,7 +233,7 @@ pgsq_failure_noted(int64 queryid, Oid userid, int level, const char *source,
 /*
  * Count the noted failures into their entries; a failure noted before a
  * reset that dropped entries goes with them.  Outside any error, where a
- * backend flushes its counts.
+ * backend flushes its counts.  The memory of many notes is given back.
  */
 void
 pgsq_failures_count(void)
@@ -116,6 +243,8 @@ pgsq_failures_count(void)
 	if (noted_count == 0 || pgsq_state == NULL)
 		return;
 	reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+	/* unindexed first: after an error below, what is left is noted anew */
+	memset(noted_index, 0, (noted_index_mask + 1) * sizeof(int));
 	while (noted_count > 0)
 	{
 		/* taken off first: an error while counting loses only this one */
@@ -127,9 +256,18 @@ pgsq_failures_count(void)
 			true};
 
 			pgsq_record_failure(&f.key, f.stmt != NULL ? &src : NULL,
-								f.ms, f.sqlstate, f.at);
+								f.count, f.ms, f.sqlstate, f.at);
 		}
 		if (f.stmt != NULL)
 			pfree(f.stmt);
+	}
+	if (noted_size > PGSQ_FAILURE_KEEP)
+	{
+		pfree(noted);
+		pfree(noted_index);
+		noted = NULL;
+		noted_index = NULL;
+		noted_size = 0;
+		noted_index_mask = 0;
 	}
 }

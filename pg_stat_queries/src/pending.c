@@ -420,15 +420,16 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 }
 
 /*
- * Count one execution that ended in an error, at a safe point after it
+ * Count executions of a statement that ended in an error (count of them,
+ * ms in all, the latest's SQLSTATE and time), at a safe point after them
  * (failures.c): straight into the statement's entry, found or created with
  * its text from src, or parked if this backend's reference to it is stale.
  * Failures are rare, so they skip the pending table; a full table refuses
  * them as it refuses executions.
  */
 void
-pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src, double ms,
-					int sqlstate, TimestampTz at)
+pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
+					int64 count, double ms, int sqlstate, TimestampTz at)
 {
 	PgsqCounters counters;
 	uint64		objid;
@@ -437,7 +438,7 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src, double ms,
 	bool		missing = false;
 
 	pgsq_counters_clear(&counters);
-	pgsq_add_failure(&counters, ms, sqlstate, at);
+	pgsq_add_failures(&counters, count, ms, sqlstate, at);
 
 	/* an entry this backend created at parse analysis, not merged into yet */
 	if (pgsq_is_fresh_entry(key) && pgsq_merge_fresh(key, &counters))
@@ -464,7 +465,7 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src, double ms,
 		if (stale)
 		{
 			pgsq_park_ready();
-			pgsq_add_failure(pgsq_park(key, src), ms, sqlstate, at);
+			pgsq_add_failures(pgsq_park(key, src), count, ms, sqlstate, at);
 		}
 		return;
 	}

@@ -24,7 +24,8 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									PgsqPlanCache plan_cache,
 									bool *check_text);
 extern void pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
-								double ms, int sqlstate, TimestampTz at);
+								int64 count, double ms, int sqlstate,
+								TimestampTz at);
 extern bool pgsq_flush_pending(bool nowait);
 extern void pgsq_flush_own_pending(void);
 extern void pgsq_maybe_flush_busy(void);

@@ -54,4 +54,24 @@ END $$;
 SELECT total_bytes < 300000 AS shrunk
   FROM pg_backend_memory_contexts WHERE name = 'pg_stat_queries pending';
 
+-- Failures inside one long statement are noted once per statement,
+-- however often it fails: a loop catching 20,000 errors of one nested
+-- statement leaves this backend's top memory context about as it was, and
+-- every failure is counted
+SELECT total_bytes AS top_before
+  FROM pg_backend_memory_contexts WHERE name = 'TopMemoryContext' \gset
+DO $$
+BEGIN
+  FOR i IN 1..20000 LOOP
+    BEGIN
+      PERFORM i / 0 AS fail_many;
+    EXCEPTION WHEN division_by_zero THEN NULL;
+    END;
+  END LOOP;
+END $$;
+SELECT total_bytes - :top_before < 100000 AS top_memory_kept
+  FROM pg_backend_memory_contexts WHERE name = 'TopMemoryContext';
+SELECT query, calls, failed_calls, last_failed_sqlstate
+  FROM pg_stat_queries WHERE query LIKE '%AS fail_many';
+
 RESET pg_stat_queries.track;
