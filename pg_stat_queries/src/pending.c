@@ -39,6 +39,16 @@
 #define PGSQ_BUSY_FLUSH_INTERVAL_MS 1000
 
 /*
+ * Outside a transaction block, a statement's start time does not move while
+ * it runs (a DO or CALL running many statements, a background worker): a
+ * busy backend reads the clock every this many executions instead
+ */
+#define PGSQ_BUSY_CLOCK_EVERY 256
+
+/* Statements pending that are merged at once, whatever the time */
+#define PGSQ_BUSY_FLUSH_COUNT 4096
+
+/*
  * The statements with pending counts, in the order they got their first:
  * a dense array, emptied by each flush that merges them all, and an index
  * from object id to position.  The statistics system's own pending data
@@ -114,7 +124,8 @@ static int	small_batches = 0;
 static int	last_pos = -1;
 static uint32 last_batch = 0;
 
-static TimestampTz last_own_flush = 0;
+static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
+static int	busy_executions = 0;	/* since the clock was last read */
 
 
 
@@ -557,6 +568,7 @@ pgsq_flush_pending(bool nowait)
 	}
 	pending_count = kept;
 	last_pos = -1;
+	last_flush = GetCurrentTimestamp();
 
 	/*
 	 * Give back memory a burst of statements took: halve the array after
@@ -588,14 +600,18 @@ pgsq_flush_own_pending(void)
 {
 	pgsq_unpark_all();
 	(void) pgsq_flush_pending(false);
-	last_own_flush = GetCurrentTimestamp();
 }
 
 /*
- * Set parked counts into their entries once they have waited long enough.
- * Inside a long transaction the statistics system does not flush; do it
- * ourselves about once a second, without waiting for any entry lock.
- * The statement start time is already known, so this costs no clock read.
+ * Set parked counts into their entries once they have waited long enough,
+ * and merge a busy backend's counts about once a second, without waiting
+ * for any entry lock: the statistics system merges them only when the
+ * backend goes idle, which a long transaction block, a DO or CALL running
+ * many statements, or a background worker does not.  Inside a transaction
+ * block each statement's start time tells the time at no cost; elsewhere
+ * the clock is read every PGSQ_BUSY_CLOCK_EVERY executions.  However soon,
+ * PGSQ_BUSY_FLUSH_COUNT statements pending are merged, waiting for entry
+ * locks if need be: that bounds the pending table inside one statement.
  */
 void
 pgsq_maybe_flush_busy(void)
@@ -604,12 +620,24 @@ pgsq_maybe_flush_busy(void)
 
 	pgsq_unpark_waited();
 
-	if (pending_count == 0 || !IsTransactionBlock())
+	if (pending_count == 0)
 		return;
-	now = GetCurrentStatementStartTimestamp();
-	if (!TimestampDifferenceExceeds(last_own_flush, now,
-									PGSQ_BUSY_FLUSH_INTERVAL_MS))
+	if (pending_count >= PGSQ_BUSY_FLUSH_COUNT)
+	{
+		/* waiting for entry locks, so that the table does shrink */
+		(void) pgsq_flush_pending(false);
 		return;
-	last_own_flush = now;
-	(void) pgsq_flush_pending(true);
+	}
+	if (IsTransactionBlock())
+		now = GetCurrentStatementStartTimestamp();
+	else if (++busy_executions < PGSQ_BUSY_CLOCK_EVERY)
+		return;
+	else
+	{
+		busy_executions = 0;
+		now = GetCurrentTimestamp();
+	}
+	if (TimestampDifferenceExceeds(last_flush, now,
+								   PGSQ_BUSY_FLUSH_INTERVAL_MS))
+		(void) pgsq_flush_pending(true);
 }

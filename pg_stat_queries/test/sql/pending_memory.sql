@@ -54,6 +54,27 @@ END $$;
 SELECT total_bytes < 300000 AS shrunk
   FROM pg_backend_memory_contexts WHERE name = 'pg_stat_queries pending';
 
+-- Inside one statement that runs many others (a DO, a CALL) the backend
+-- never goes idle: 4,096 statements pending are merged at once, so the table
+-- stays at that size (4,500 statements, each run twice, held 12 MB before)
+SELECT pg_stat_queries_reset() IS NOT NULL AS reset;
+DO $$
+DECLARE
+  bytes bigint;
+BEGIN
+  FOR i IN 1..4500 LOOP
+    EXECUTE format('SELECT FROM pg_am e%s', i);
+    EXECUTE format('SELECT FROM pg_am e%s', i);
+  END LOOP;
+  SELECT total_bytes INTO bytes
+    FROM pg_backend_memory_contexts WHERE name = 'pg_stat_queries pending';
+  RAISE NOTICE 'pending table bounded inside the statement: %',
+    bytes < 8000000;
+END $$;
+SELECT count(*) AS statements, min(calls) AS min_calls, max(calls) AS max_calls
+  FROM pg_stat_queries WHERE query LIKE 'SELECT FROM pg_am e%';
+SELECT pg_stat_queries_reset() IS NOT NULL AS reset;
+
 -- Failures inside one long statement are noted once per statement,
 -- however often it fails: a loop catching 20,000 errors of one nested
 -- statement leaves this backend's top memory context about as it was, and
