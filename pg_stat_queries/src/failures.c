@@ -45,8 +45,8 @@ typedef struct NotedFailure
 	TimestampTz at;				/* the latest's */
 	uint64		reset_count;	/* pgsq_state->reset_count when noted */
 	char	   *stmt;			/* its text, cut out of the source; or NULL */
-	int			location;		/* of the statement in its source */
-	int			len;
+	int			location;		/* of the statement in stmt's source */
+	int			len;			/* (both set with stmt) */
 } NotedFailure;
 
 static NotedFailure *noted = NULL;
@@ -197,8 +197,6 @@ pgsq_failure_noted(int64 queryid, Oid userid, int level, const char *source,
 		f->at = 0;
 		f->reset_count = reset_count;
 		f->stmt = NULL;
-		f->location = location;
-		f->len = len;
 		index_note(noted_count);
 		noted_count++;
 	}

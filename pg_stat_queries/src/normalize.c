@@ -196,7 +196,6 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 		{
 			const LocationLen *loc = &locs[next];
 
-			end = start + strlen(tok);
 			/* a location recorded twice is replaced once */
 			while (next < count && locs[next].location == start)
 				next++;
@@ -209,6 +208,8 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 				end = yylloc + strlen(extra.scanbuf + yylloc);
 				tok = extra.scanbuf + yylloc;
 			}
+			else
+				end = start + strlen(tok);
 			if (end <= len)
 			{
 				add_replacement(list, start, end - start,

@@ -77,7 +77,6 @@ typedef struct PendingStmt
 	PgsqSharedEntry *entry;		/* usable while ref_generation is current */
 	uint32		ref_generation;
 	bool		text_checked;	/* the entry's text was looked after */
-	bool		merged;			/* counters already in the entry: to drop */
 	TimestampTz entry_since;	/* stats_since of the entry counted for */
 	PgsqCounters counters;
 } PendingStmt;
@@ -125,6 +124,20 @@ static int	last_pos = -1;
 static uint32 last_batch = 0;
 
 static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
+
+/*
+ * The reference generation of a statement whose counts a flush has merged:
+ * never current (refs.c skips it), so an execution of the statement takes
+ * the slow way, to rebind_pending.
+ */
+#define MERGED_GENERATION 0
+
+/* Are these counts merged already, to be dropped? */
+static inline bool
+pending_merged(const PendingStmt *ps)
+{
+	return ps->ref_generation == MERGED_GENERATION;
+}
 static int	busy_executions = 0;	/* since the clock was last read */
 
 
@@ -266,7 +279,6 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 	ps->entry = entry;
 	ps->ref_generation = generation;
 	ps->text_checked = false;
-	ps->merged = false;
 	ps->entry_since = entry_since(entry);
 	pgsq_counters_clear(&ps->counters);
 	index_pending(objid, pending_count);
@@ -289,11 +301,10 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
 {
 	TimestampTz since = entry_since(entry);
 
-	if (ps->merged)
+	if (pending_merged(ps))
 	{
 		/* a flush merged these counts, then an error cut it short */
 		pgsq_counters_clear(&ps->counters);
-		ps->merged = false;
 	}
 	if (pgsq_other_life(ps->entry_since, since))
 	{
@@ -528,31 +539,30 @@ pgsq_flush_pending(bool nowait)
 		return false;
 
 	/*
-	 * Each statement's counts are marked merged as soon as they are, so that
-	 * a merge is never repeated: an ERROR in the middle of the batch (out of
-	 * shared memory, say) leaves the array as it was, those merged so far
-	 * marked, and the next flush skips them.  Their generation 0 is never
-	 * current, so an execution of such a statement takes the slow way, where
-	 * rebind_pending empties them first.  The array is compacted only once
-	 * every merge is done, by code that cannot fail.
+	 * Each statement's counts are marked merged (MERGED_GENERATION) as soon
+	 * as they are, so that a merge is never repeated: an ERROR in the middle
+	 * of the batch (out of shared memory, say) leaves the array as it was,
+	 * those merged so far marked, and the next flush skips them; an execution
+	 * of such a statement before then empties them first (rebind_pending).
+	 * The array is compacted only once every merge is done, by code that
+	 * cannot fail.
 	 */
 	for (int i = 0; i < pending_count; i++)
 	{
 		PendingStmt *ps = &pending_stmts[i];
 
-		if (ps->merged)
+		if (pending_merged(ps))
 			continue;
 		if (flush_one(ps, nowait))
 		{
-			ps->merged = true;
-			ps->ref_generation = 0;
+			ps->ref_generation = MERGED_GENERATION;
 			/* test/sql/flush_errors.sql: an error after a merge */
 			INJECTION_POINT("pg-stat-queries-flush-merged", NULL);
 		}
 	}
 	for (int i = 0; i < pending_count; i++)
 	{
-		if (pending_stmts[i].merged)
+		if (pending_merged(&pending_stmts[i]))
 			continue;
 		if (kept != i)
 			pending_stmts[kept] = pending_stmts[i];

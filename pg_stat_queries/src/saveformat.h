@@ -26,9 +26,9 @@
  * custom_plan_calls; 6 replaced the histogram of three buckets per doubling
  * (exec_hist.log3, still read and converted) with one of eighteen, and
  * added the failed executions' counters; 7 says its texts are literal-free
- * (texts_literal_free: older files' are normalized again when read).  Bump PGSQ_SAVE_FORMAT with any change of
- * columns; raise PGSQ_SAVE_OLDEST_READER only for a change that older
- * builds would misread.
+ * (texts_literal_free: older files' are normalized again when read).  Bump
+ * PGSQ_SAVE_FORMAT with any change of columns; raise PGSQ_SAVE_OLDEST_READER
+ * only for a change that older builds would misread.
  */
 #ifndef PGSQ_TEST_EXTRA_COUNTER
 #define PGSQ_SAVE_FORMAT 7

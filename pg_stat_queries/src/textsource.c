@@ -27,6 +27,26 @@
 #include "textsource.h"
 
 /*
+ * A chunk holding the normalized text norm (len bytes, freed here), or
+ * InvalidDsaPointer if there is none (it could not be made literal-free,
+ * counted in texts_missing) or no room for it.
+ */
+static dsa_pointer
+prepare_normalized(char *norm, int len, int encoding)
+{
+	dsa_pointer chunk;
+
+	if (norm == NULL)
+	{
+		pg_atomic_add_fetch_u64(&pgsq_state->texts_missing, 1);
+		return InvalidDsaPointer;
+	}
+	chunk = pgsq_text_prepare(norm, len, encoding);
+	pfree(norm);
+	return chunk;
+}
+
+/*
  * A chunk (qtext.c) holding the text to store for a statement, or
  * InvalidDsaPointer if it cannot be stored: it cannot be made literal-free,
  * or there is no room.  The caller gives it to the statement's entry, or
@@ -41,7 +61,6 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 		CleanQuerytext(src->source, &location, &len);
 	int			text_len = len;
 	char	   *norm;
-	dsa_pointer text;
 
 	if (src->jstate != NULL)
 		norm = pgsq_normalize(src->jstate, stmt, location, len, &text_len,
@@ -81,15 +100,7 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 			}
 		}
 	}
-	if (norm == NULL)
-	{
-		pg_atomic_add_fetch_u64(&pgsq_state->texts_missing, 1);
-		return InvalidDsaPointer;
-	}
-	text = pgsq_text_prepare(norm, text_len, GetDatabaseEncoding());
-
-	pfree(norm);
-	return text;
+	return prepare_normalized(norm, text_len, GetDatabaseEncoding());
 }
 
 /*
@@ -105,17 +116,9 @@ pgsq_saved_text(const char *text, int len, int encoding, bool literal_free)
 {
 	char	   *norm;
 	int			norm_len;
-	dsa_pointer chunk;
 
 	if (literal_free)
 		return pgsq_text_prepare(text, len, encoding);
 	norm = pgsq_normalize(NULL, text, 0, len, &norm_len, NULL);
-	if (norm == NULL)
-	{
-		pg_atomic_add_fetch_u64(&pgsq_state->texts_missing, 1);
-		return InvalidDsaPointer;
-	}
-	chunk = pgsq_text_prepare(norm, norm_len, encoding);
-	pfree(norm);
-	return chunk;
+	return prepare_normalized(norm, norm_len, encoding);
 }
