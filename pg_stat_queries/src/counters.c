@@ -380,14 +380,13 @@ pgsq_add_failures(PgsqCounters *counters, int64 count, double ms,
 /*
  * Merge counters of a statement into its entry, whose lock the caller holds
  * exclusively.  Returns the calls the entry had before (0 if it is closed,
- * and nothing is merged).  Its first rare
- * counts give the entry their chunk (rare.c), before anything changes: if
- * shared memory is out, the error leaves the entry as it was and the
- * counts pending.
+ * and nothing is merged).  Its first rare counts take *spare_rare, a chunk
+ * the caller prepared before locking (pgsq_rare_spare_for): nothing is
+ * allocated under the lock.
  */
 int64
 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
-				  const PgsqCounters *counters)
+				  const PgsqCounters *counters, dsa_pointer *spare_rare)
 {
 	PgsqEntryData *data = &entry->data;
 	int64		calls_before = 0;
@@ -414,7 +413,12 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	if (pgsq_key_equals(&data->key, key))
 	{
 		if (counters->has_rare)
-			add_rare(pgsq_rare_for_merge(entry), &counters->rare);
+		{
+			PgsqRareCounters *rare = pgsq_rare_for_merge(entry, spare_rare);
+
+			if (rare != NULL)
+				add_rare(rare, &counters->rare);
+		}
 		calls_before = data->counters.exec.calls;
 		merge_main(data, &counters->main);
 #ifdef PGSQ_TEST_EXTRA_COUNTER

@@ -22,7 +22,8 @@ extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double m
 extern void pgsq_add_failures(PgsqCounters *counters, int64 count,
 							  double ms, int sqlstate, TimestampTz at);
 extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
-							   const PgsqCounters *counters);
+							   const PgsqCounters *counters,
+							   dsa_pointer *spare_rare);
 extern void pgsq_start_data(PgsqEntryData *data, const PgsqKey *key,
 							TimestampTz now);
 extern void pgsq_fill_new_entry(PgsqEntryData *data,

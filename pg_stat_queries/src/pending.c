@@ -410,7 +410,6 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 					case CREATE_REFUSED:
 						return NULL;
 					case CREATE_EXISTS:
-					case CREATE_DROPPED:
 						break;	/* found or created below */
 				}
 			}
@@ -476,7 +475,6 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 			case CREATE_REFUSED:
 				return;
 			case CREATE_EXISTS:
-			case CREATE_DROPPED:
 				break;
 		}
 	}

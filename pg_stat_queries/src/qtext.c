@@ -27,6 +27,7 @@
 
 #include "qtext.h"
 #include "settings.h"
+#include "sharedalloc.h"
 
 #include "storage/ipc.h"
 #include "utils/dsa.h"
@@ -184,6 +185,38 @@ take_spare(Size size)
 	return InvalidDsaPointer;
 }
 
+/* What allocate_chunk asks for and gets */
+typedef struct ChunkRequest
+{
+	Size		size;
+	dsa_pointer chunk;
+} ChunkRequest;
+
+/* Allocate a chunk of the text area (through pgsq_shared_alloc) */
+static void
+allocate_chunk(void *arg)
+{
+	ChunkRequest *req = (ChunkRequest *) arg;
+
+	req->chunk = dsa_allocate_extended(text_area, req->size,
+									   DSA_ALLOC_NO_OOM | DSA_ALLOC_HUGE);
+}
+
+/*
+ * A chunk of the text area of size bytes, or InvalidDsaPointer if shared
+ * memory is out; never raises an error for that (sharedalloc.c).  Also
+ * used for rare counters (rare.c).
+ */
+dsa_pointer
+pgsq_text_area_alloc(Size size)
+{
+	ChunkRequest req = {size, InvalidDsaPointer};
+
+	if (!pgsq_shared_alloc(allocate_chunk, &req))
+		return InvalidDsaPointer;
+	return req.chunk;
+}
+
 /*
  * A chunk holding a copy of text, not yet given to an entry, or
  * InvalidDsaPointer if query_text_memory has no room for it (texts_missing
@@ -206,8 +239,7 @@ pgsq_text_prepare(const char *text, int len, int encoding)
 		chunk = take_spare(size);
 		if (!DsaPointerIsValid(chunk))
 		{
-			chunk = dsa_allocate_extended(text_area, size,
-										  DSA_ALLOC_NO_OOM | DSA_ALLOC_HUGE);
+			chunk = pgsq_text_area_alloc(size);
 			if (DsaPointerIsValid(chunk))
 				chunk_of(chunk)->capacity = size;
 		}

@@ -41,6 +41,7 @@ extern Size pgsq_qtext_shmem_size(void);
 extern void pgsq_qtext_shmem_init(PgsqSharedState *state, bool found);
 extern void pgsq_qtext_attach(void);
 extern dsa_area *pgsq_text_area(void);
+extern dsa_pointer pgsq_text_area_alloc(Size size);
 
 extern dsa_pointer pgsq_text_prepare(const char *text, int len, int encoding);
 extern void pgsq_text_discard(dsa_pointer text);

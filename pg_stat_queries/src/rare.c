@@ -33,27 +33,45 @@ rare_of(dsa_pointer rare)
 }
 
 /*
- * An entry's rare counters to add to, given a zeroed chunk first if it has
- * none; entry lock held exclusively.  Raises an error, before anything
- * changed, if shared memory is out.
+ * An entry's rare counters to add to, entry lock held exclusively.  An
+ * entry that has none takes *spare, a chunk of zeros the caller prepared
+ * before taking the lock (pgsq_rare_spare_for), since nothing may be
+ * allocated under it; NULL if there is no chunk (shared memory was out):
+ * the rare counts of this merge are then not added.
  */
 PgsqRareCounters *
-pgsq_rare_for_merge(PgsqSharedEntry *entry)
+pgsq_rare_for_merge(PgsqSharedEntry *entry, dsa_pointer *spare)
 {
 	if (!DsaPointerIsValid(entry->rare))
 	{
-		static const PgsqRareCounters zeros;
-		dsa_pointer chunk = pgsq_rare_prepare(&zeros);
-
-		if (!DsaPointerIsValid(chunk))
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of shared memory"),
-					 errdetail("pg_stat_queries could not allocate %zu bytes for a statement's counters.",
-							   sizeof(PgsqRareCounters))));
-		entry->rare = chunk;
+		if (!DsaPointerIsValid(*spare))
+			return NULL;
+		entry->rare = *spare;
+		*spare = InvalidDsaPointer;
 	}
 	return rare_of(entry->rare);
+}
+
+/*
+ * A chunk of zeros for pgsq_rare_for_merge, if counts have rare counters
+ * and the entry none (read without its lock: rare is set only under it, and
+ * cleared only when the entry is closed; entry NULL: not known yet), else
+ * InvalidDsaPointer.  Returns
+ * false if one was needed and shared memory is out.  The caller discards
+ * what the merge did not take.
+ */
+bool
+pgsq_rare_spare_for(PgsqSharedEntry *entry, const PgsqCounters *counts,
+					dsa_pointer *spare)
+{
+	static const PgsqRareCounters zeros;
+
+	*spare = InvalidDsaPointer;
+	if (!counts->has_rare ||
+		(entry != NULL && DsaPointerIsValid(entry->rare)))
+		return true;
+	*spare = pgsq_rare_prepare(&zeros);
+	return DsaPointerIsValid(*spare);
 }
 
 /* Copy an entry's rare counters, zeros if it has none; entry lock held */
@@ -93,9 +111,7 @@ pgsq_rare_release(PgsqSharedEntry *entry)
 dsa_pointer
 pgsq_rare_prepare(const PgsqRareCounters *counts)
 {
-	dsa_pointer chunk = dsa_allocate_extended(pgsq_text_area(),
-											  sizeof(PgsqRareCounters),
-											  DSA_ALLOC_NO_OOM);
+	dsa_pointer chunk = pgsq_text_area_alloc(sizeof(PgsqRareCounters));
 
 	if (DsaPointerIsValid(chunk))
 		*rare_of(chunk) = *counts;

@@ -11,7 +11,11 @@
 #include "entry.h"
 #include "utils/dsa.h"
 
-extern PgsqRareCounters *pgsq_rare_for_merge(PgsqSharedEntry *entry);
+extern PgsqRareCounters *pgsq_rare_for_merge(PgsqSharedEntry *entry,
+											 dsa_pointer *spare);
+extern bool pgsq_rare_spare_for(PgsqSharedEntry *entry,
+								const PgsqCounters *counts,
+								dsa_pointer *spare);
 extern void pgsq_rare_copy(PgsqSharedEntry *entry, PgsqRareCounters *out);
 extern const PgsqRareCounters *pgsq_rare_read(dsa_pointer rare);
 extern void pgsq_rare_release(PgsqSharedEntry *entry);

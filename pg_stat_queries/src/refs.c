@@ -24,6 +24,7 @@
 #include "usage.h"
 #include "lib/dshash.h"
 #include "qtext.h"
+#include "rare.h"
 #include "refs.h"
 #include "store.h"
 #include "utils/memutils.h"
@@ -153,27 +154,35 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
 	PgStat_HashKey hkey;
 	PgStatShared_HashEntry *hent;
 	bool		merged = false;
+	dsa_pointer spare_rare;
 
 	if (!pgsq_is_fresh_entry(key))
 		return false;
 	fresh_entry.valid = false;
+	/* a chunk for rare counts, allocated before any lock is taken */
+	if (!pgsq_rare_spare_for(NULL, counters, &spare_rare))
+		return false;
 	hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, fresh_entry.objid);
 	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
 	if (hent == NULL)
+	{
+		pgsq_rare_discard(spare_rare);
 		return false;
+	}
 	if (pgsq_is_live_entry(hent))
 	{
 		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 		int64		calls_before;
 
 		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-		calls_before = pgsq_merge_locked(entry, key, counters);
+		calls_before = pgsq_merge_locked(entry, key, counters, &spare_rare);
 		LWLockRelease(&entry->header.lock);
 		pgsq_entry_used(entry);
 		pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
 		merged = true;
 	}
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	pgsq_rare_discard(spare_rare);
 	return merged;
 }
 
@@ -528,25 +537,29 @@ pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 										 objid, false, NULL);
 		if (entry_ref == NULL)
 		{
-			bool		created = false;
-
-			/* missing: create it (with a reference) in room reserved first */
+			/* missing: create it in room reserved first, then reference it */
 			if (!pgsq_reserve_entry())
 			{
 				/* others filled the table first: refused */
 				count_refused();
 				return NULL;
 			}
-			entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-											 objid, true, &created);
-			if (created)
+			switch (pgsq_create_unreferenced(key, objid, NULL, 0,
+											 InvalidDsaPointer))
 			{
-				pgsq_start_entry((PgsqSharedEntry *) entry_ref->shared_stats,
-								 key);
-				pgsq_entry_created(objid);
+				case CREATE_DONE:
+					pgsq_entry_created(objid);
+					break;
+				case CREATE_EXISTS:
+					pgsq_entry_not_created();
+					break;
+				case CREATE_REFUSED:
+					/* out of shared memory: refused, never an error */
+					pgsq_entry_not_created();
+					count_refused();
+					return NULL;
 			}
-			else
-				pgsq_entry_not_created();
+			continue;
 		}
 		if (likely(!entry_ref->shared_entry->dropped))
 			return remember_known_entry(objid, entry_ref);

@@ -20,6 +20,7 @@
 #include "lib/dshash.h"
 #include "qtext.h"
 #include "rare.h"
+#include "sharedalloc.h"
 #include "store.h"
 #include "usage.h"
 #include "utils/timestamp.h"
@@ -141,20 +142,184 @@ start_entry_data(PgsqEntryData *data, const PgsqKey *key)
 	return data->stats_since;
 }
 
-/*
- * Give a new (or reused dropped) entry its key and start time, so it can be
- * found and evicted, start its hints afresh and open it to texts.
- */
-void
-pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
+/* What insert_entry is asked to create, and what it did */
+typedef struct EntryInsert
 {
-	pg_atomic_write_u32(&entry->usage, 0);
-	pg_atomic_write_u32(&entry->swept_pass, 0);
+	PgStat_HashKey hkey;
+	/* for a new entry: */
+	const PgsqKey *key;
+	const PgsqCounters *first;	/* its first counts, or NULL */
+	const PgsqEntryData *saved; /* or its saved data, or NULL */
+	dsa_pointer rare;			/* its rare chunk, or InvalidDsaPointer */
+	dsa_pointer text;			/* its text, or InvalidDsaPointer */
+	uint32		usage;
+	/* while it runs: */
+	dsa_pointer body;			/* allocated, not yet linked */
+	/* the outcome: */
+	PgsqCreateResult result;
+} EntryInsert;
+
+/*
+ * Link a new hash entry to its body, allocated (zeroed) before the hash
+ * partition was locked, as the statistics system does for the entries it
+ * creates (pgstat_init_entry): valid (a count of one, not a reference),
+ * first generation, its lock ready.  The statistics system allocates the
+ * body after inserting the hash entry, under the partition lock, and an
+ * error there (a dynamic shared memory segment that cannot be created)
+ * would leave a hash entry without a body for every backend to trip on;
+ * that is why we link our entries ourselves.  Partition lock held
+ * exclusively.  Our kind does not ask PostgreSQL 19 to count its entries
+ * (track_entry_count), the one thing that version adds here.
+ */
+static PgsqSharedEntry *
+link_new_entry(PgStatShared_HashEntry *hent, dsa_pointer body)
+{
+	PgsqSharedEntry *entry = dsa_get_address(pgStatLocal.dsa, body);
+
+	pg_atomic_init_u32(&hent->refcount, 1);
+	pg_atomic_init_u32(&hent->generation, 0);
+	hent->dropped = false;
+	entry->header.magic = 0xdeadbeef;
+	LWLockInitialize(&entry->header.lock, LWTRANCHE_PGSTATS_DATA);
+	hent->body = body;
+	return entry;
+}
+
+/*
+ * Give a dropped entry still in the hash (a backend references it) a new
+ * life, as the statistics system does when asked to create its key: valid
+ * again, a new generation so that references to the old life know, its
+ * data zeroed.  It was closed before it was dropped, so it holds no text or
+ * rare chunk.  Partition lock held exclusively; returns with the entry
+ * lock held too, as backends holding old references may look at it.
+ */
+static PgsqSharedEntry *
+revive_dropped_entry(PgStatShared_HashEntry *hent)
+{
+	PgsqSharedEntry *entry = dsa_get_address(pgStatLocal.dsa, hent->body);
+
+	Assert(entry->header.magic == 0xdeadbeef);
+	pg_atomic_fetch_add_u32(&hent->refcount, 1);
+	pg_atomic_fetch_add_u32(&hent->generation, 1);
+	hent->dropped = false;
 
 	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	(void) start_entry_data(&entry->data, key);
+	Assert(!DsaPointerIsValid(entry->text) && !DsaPointerIsValid(entry->rare));
+	memset(&entry->data, 0,
+		   sizeof(PgsqSharedEntry) - offsetof(PgsqSharedEntry, data));
+	pg_atomic_write_u32(&entry->swept_pass, 0);
 	pgsq_text_reopen(entry);
-	LWLockRelease(&entry->header.lock);
+	return entry;
+}
+
+/*
+ * Insert an entry into the shared hash, or revive a dropped one, and fill
+ * it; or tell why not.  Run through pgsq_shared_alloc: the body is
+ * allocated first, before any lock, then the hash may allocate an item or
+ * grow; an error in either leaves nothing half-made (the body, if
+ * allocated, is the caller's to free).  A new entry is filled while its
+ * hash partition is locked exclusively: nobody can find it before, so its
+ * own lock is not needed.  The rare chunk and text become the entry's only
+ * if CREATE_DONE.
+ */
+static void
+insert_entry(void *arg)
+{
+	EntryInsert *ins = (EntryInsert *) arg;
+	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
+	bool		found;
+	bool		revived = false;
+
+	ins->body = dsa_allocate_extended(pgStatLocal.dsa, sizeof(PgsqSharedEntry),
+									  DSA_ALLOC_ZERO | DSA_ALLOC_NO_OOM);
+	if (!DsaPointerIsValid(ins->body))
+	{
+		/* pgstat's area is at its limit */
+		ins->result = CREATE_REFUSED;
+		return;
+	}
+	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &ins->hkey, &found);
+	if (!found)
+	{
+		entry = link_new_entry(hent, ins->body);
+		ins->body = InvalidDsaPointer;
+	}
+	else if (hent->dropped)
+	{
+		entry = revive_dropped_entry(hent);
+		revived = true;
+	}
+	else
+	{
+		ins->result = CREATE_EXISTS;
+		dshash_release_lock(pgStatLocal.shared_hash, hent);
+		return;
+	}
+
+	if (ins->saved != NULL)
+	{
+		entry->data = *ins->saved;
+		if (DsaPointerIsValid(ins->text))
+			pgsq_text_give_locked(entry, ins->text);
+	}
+	else
+	{
+		/*
+		 * The clock is read once, under the partition lock, for the start
+		 * time, the first change and the text's: a reader of changes that
+		 * did not see the entry looked at this partition before, so its own
+		 * start time is earlier.
+		 */
+		TimestampTz now = start_entry_data(&entry->data, ins->key);
+
+		if (ins->first != NULL)
+			pgsq_fill_new_entry(&entry->data, ins->first, now);
+		pgsq_text_give_new(entry, ins->text, now);
+	}
+	if (DsaPointerIsValid(ins->rare))
+		pgsq_rare_give(entry, ins->rare);
+	pg_atomic_write_u32(&entry->usage, ins->usage);
+	if (revived)
+		LWLockRelease(&entry->header.lock);
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	ins->result = CREATE_DONE;
+}
+
+/* Is there a live entry under this key? */
+static bool
+live_in_hash(const PgStat_HashKey *hkey)
+{
+	PgStatShared_HashEntry *hent;
+	bool		live;
+
+	hent = dshash_find(pgStatLocal.shared_hash, hkey, false);
+	if (hent == NULL)
+		return false;
+	live = !hent->dropped;
+	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	return live;
+}
+
+/*
+ * Insert an entry as asked, never failing for want of shared memory:
+ * CREATE_REFUSED then, or CREATE_EXISTS if the statement has an entry
+ * already (the memory was for a new one).  Unless CREATE_DONE, the rare
+ * chunk is freed and the text left to the caller.
+ */
+static PgsqCreateResult
+insert_guarded(EntryInsert *ins)
+{
+	ins->body = InvalidDsaPointer;
+	if (!pgsq_shared_alloc(insert_entry, ins))
+		ins->result = CREATE_REFUSED;
+	if (ins->result == CREATE_REFUSED && live_in_hash(&ins->hkey))
+		ins->result = CREATE_EXISTS;
+	if (DsaPointerIsValid(ins->body))
+		dsa_free(pgStatLocal.dsa, ins->body);
+	if (ins->result != CREATE_DONE)
+		pgsq_rare_discard(ins->rare);
+	return ins->result;
 }
 
 /*
@@ -162,67 +327,69 @@ pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key)
  * text if valid (a chunk from pgsq_text_prepare, which becomes the entry's
  * only if CREATE_DONE), without taking a reference to it, so that this
  * backend has nothing to collect when the entry is dropped, and a drop
- * frees it at once unless another backend references it.  The entry is
- * filled while its hash partition is locked exclusively: nobody can find
- * it before, so its own lock is not needed.  usage is its clock-sweep
- * usage count (eviction.c).  A dropped entry still in the hash (some
- * backend references it) can only be reused by the statistics system
- * itself: the caller then creates the entry with a reference.  The caller
- * accounts for the new entry (eviction.c).
+ * frees it at once unless another backend references it.  usage is its
+ * clock-sweep usage count (eviction.c).  A dropped entry still in the hash
+ * (some backend references it) is given a new life.  The caller accounts
+ * for the new entry (eviction.c).  Out of shared memory, the result is
+ * CREATE_REFUSED, never an error.
  */
 PgsqCreateResult
 pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 						 const PgsqCounters *first, uint32 usage,
 						 dsa_pointer text)
 {
-	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
-	PgStatShared_HashEntry *hent;
-	PgsqSharedEntry *entry;
-	bool		found;
-	TimestampTz now;
-	dsa_pointer rare = InvalidDsaPointer;
+	EntryInsert ins = {0};
+
+	ins.hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
+	ins.key = key;
+	ins.first = first;
+	ins.text = text;
+	ins.usage = usage;
 
 	/* rare counts get their chunk before any lock is taken */
 	if (first != NULL && first->has_rare)
 	{
-		rare = pgsq_rare_prepare(&first->rare);
-		if (!DsaPointerIsValid(rare))
+		ins.rare = pgsq_rare_prepare(&first->rare);
+		if (!DsaPointerIsValid(ins.rare))
 			return CREATE_REFUSED;
 	}
+	return insert_guarded(&ins);
+}
 
-	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &hkey, &found);
-	if (found)
-	{
-		bool		dropped = hent->dropped;
+/* What create_ref is asked for, and what it got */
+typedef struct RefRequest
+{
+	Oid			dboid;
+	uint64		objid;
+	PgStat_EntryRef *entry_ref;
+	bool		created;
+} RefRequest;
 
-		dshash_release_lock(pgStatLocal.shared_hash, hent);
-		pgsq_rare_discard(rare);
-		return dropped ? CREATE_DROPPED : CREATE_EXISTS;
-	}
-	entry = (PgsqSharedEntry *) pgstat_init_entry(PGSQ_STATS_KIND, hent);
-	if (entry == NULL)
-	{
-		/* pgstat's area is out of memory: do not fail the query */
-		dshash_delete_entry(pgStatLocal.shared_hash, hent);
-		pgsq_rare_discard(rare);
-		return CREATE_REFUSED;
-	}
+/* Get a reference to an entry, created if missing (pgsq_shared_alloc) */
+static void
+create_ref(void *arg)
+{
+	RefRequest *req = (RefRequest *) arg;
 
-	/*
-	 * pgstat_init_entry zeroed it: it has no text.  The clock is read once,
-	 * under the partition lock, for the start time, the first change and the
-	 * text's: a reader of changes that did not see the entry looked at this
-	 * partition before, so its own start time is earlier.
-	 */
-	now = start_entry_data(&entry->data, key);
-	if (first != NULL)
-		pgsq_fill_new_entry(&entry->data, first, now);
-	if (DsaPointerIsValid(rare))
-		pgsq_rare_give(entry, rare);
-	pgsq_text_give_new(entry, text, now);
-	pg_atomic_write_u32(&entry->usage, usage);
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
-	return CREATE_DONE;
+	req->entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, req->dboid,
+										  req->objid, true, &req->created);
+}
+
+/*
+ * A reference to an entry, which the statistics system creates if missing
+ * (*created then set), or NULL if shared memory is out, never an error.
+ * Only for orphans (below): reviving one allocates nothing.
+ */
+static PgStat_EntryRef *
+create_referenced(Oid dboid, uint64 objid, bool *created)
+{
+	RefRequest	req = {dboid, objid, NULL, false};
+
+	*created = false;
+	if (!pgsq_shared_alloc(create_ref, &req))
+		return NULL;
+	*created = req.created;
+	return req.entry_ref;
 }
 
 /*
@@ -268,57 +435,53 @@ bool
 pgsq_restore_entry(const PgsqEntryData *data, const PgsqRareCounters *rare,
 				   dsa_pointer text)
 {
-	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
-											   pgsq_objid(&data->key));
+	EntryInsert ins = {0};
 	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
-	bool		found;
-	dsa_pointer rare_chunk = InvalidDsaPointer;
 	PgsqCounters counts;
+	dsa_pointer spare_rare = InvalidDsaPointer;
+
+	ins.hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, pgsq_objid(&data->key));
+	ins.key = &data->key;
+	ins.saved = data;
+	ins.text = text;
 
 	/* rare counts get their chunk before any lock is taken */
 	if (rare != NULL)
 	{
-		rare_chunk = pgsq_rare_prepare(rare);
-		if (!DsaPointerIsValid(rare_chunk))
+		ins.rare = pgsq_rare_prepare(rare);
+		if (!DsaPointerIsValid(ins.rare))
 		{
 			pgsq_text_discard(text);
 			return false;
 		}
 	}
-
-	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &hkey, &found);
-	if (!found)
+	switch (insert_guarded(&ins))
 	{
-		entry = (PgsqSharedEntry *) pgstat_init_entry(PGSQ_STATS_KIND, hent);
-		if (entry == NULL)
-		{
-			dshash_delete_entry(pgStatLocal.shared_hash, hent);
-			pgsq_rare_discard(rare_chunk);
+		case CREATE_DONE:
+			return true;
+		case CREATE_EXISTS:
+			break;
+		case CREATE_REFUSED:
 			pgsq_text_discard(text);
 			return false;
-		}
-		entry->data = *data;
-		if (DsaPointerIsValid(rare_chunk))
-			pgsq_rare_give(entry, rare_chunk);
-		if (DsaPointerIsValid(text))
-			pgsq_text_give_locked(entry, text);
-		dshash_release_lock(pgStatLocal.shared_hash, hent);
-		return true;
 	}
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
-	pgsq_rare_discard(rare_chunk);
 
 	/* there already: add the saved counts to it */
+	memset(&counts, 0, sizeof(counts));
+	counts.main = data->counters;
+	counts.has_rare = rare != NULL;
+	if (rare != NULL)
+		counts.rare = *rare;
+	if (!pgsq_rare_spare_for(NULL, &counts, &spare_rare))
+	{
+		pgsq_text_discard(text);
+		return false;
+	}
 	entry = pgsq_lock_statement_entry(&data->key, LW_EXCLUSIVE, &hent);
 	if (entry != NULL)
 	{
-		memset(&counts, 0, sizeof(counts));
-		counts.main = data->counters;
-		counts.has_rare = rare != NULL;
-		if (rare != NULL)
-			counts.rare = *rare;
-		(void) pgsq_merge_locked(entry, &data->key, &counts);
+		(void) pgsq_merge_locked(entry, &data->key, &counts, &spare_rare);
 		if (DsaPointerIsValid(text) &&
 			pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE)
 		{
@@ -327,6 +490,7 @@ pgsq_restore_entry(const PgsqEntryData *data, const PgsqRareCounters *rare,
 		}
 		pgsq_unlock_statement_entry(entry, hent);
 	}
+	pgsq_rare_discard(spare_rare);
 	pgsq_text_discard(text);
 	return false;
 }
@@ -372,8 +536,8 @@ free_orphans(const Orphan *orphans, int count)
 	{
 		bool		created;
 
-		(void) pgstat_get_entry_ref(PGSQ_STATS_KIND, orphans[i].dboid,
-									orphans[i].objid, true, &created);
+		(void) create_referenced(orphans[i].dboid, orphans[i].objid,
+									  &created);
 		if (created)
 			(void) pgsq_drop_entry(orphans[i].dboid, orphans[i].objid);
 	}
@@ -411,7 +575,8 @@ pgsq_free_all_orphans(void)
  * Merge counters of a statement into its shared entry, under the entry
  * lock, unless they were counted for another life of it (counted_for, its
  * stats_since then; 0 if unknown): then they are discarded.  Returns false
- * if nowait and the lock was not available.
+ * if nowait and the lock was not available, or if shared memory is out for
+ * the entry's first rare counters: the counts then stay with the caller.
  */
 bool
 pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
@@ -419,11 +584,18 @@ pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 					  bool nowait)
 {
 	int64		calls_before;
+	dsa_pointer spare_rare;
 
+	/* a chunk for first rare counts, allocated before the lock is taken */
+	if (!pgsq_rare_spare_for(entry, counters, &spare_rare))
+		return false;
 	if (nowait)
 	{
 		if (!LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
+		{
+			pgsq_rare_discard(spare_rare);
 			return false;
+		}
 	}
 	else
 		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
@@ -432,10 +604,12 @@ pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 	{
 		/* another life of the entry, or one being dropped */
 		LWLockRelease(&entry->header.lock);
+		pgsq_rare_discard(spare_rare);
 		return true;
 	}
-	calls_before = pgsq_merge_locked(entry, key, counters);
+	calls_before = pgsq_merge_locked(entry, key, counters, &spare_rare);
 	LWLockRelease(&entry->header.lock);
+	pgsq_rare_discard(spare_rare);
 
 	pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
 	return true;

@@ -17,7 +17,6 @@ typedef enum PgsqCreateResult
 	CREATE_DONE,
 	CREATE_EXISTS,				/* another backend was faster */
 	CREATE_REFUSED,				/* no memory (or, for callers, no room) */
-	CREATE_DROPPED,				/* a dropped entry is in the way */
 } PgsqCreateResult;
 
 extern uint64 pgsq_local_drops;
@@ -32,7 +31,6 @@ extern PgsqSharedEntry *pgsq_lock_statement_entry(const PgsqKey *key,
 extern void pgsq_unlock_statement_entry(PgsqSharedEntry *entry,
 										PgStatShared_HashEntry *hent);
 extern PgsqSharedEntry *pgsq_scan_next_entry(dshash_seq_status *hstat);
-extern void pgsq_start_entry(PgsqSharedEntry *entry, const PgsqKey *key);
 extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
 												 uint64 objid,
 												 const PgsqCounters *first,
