@@ -72,6 +72,7 @@ SELECT bool_and(minmax_stats_since > stats_since) AS minmax_reset FROM pg_stat_q
 -- Privileges are pg_stat_statements': others' texts hidden, reset refused
 CREATE ROLE regress_compat_user;
 GRANT SELECT ON compat_t TO regress_compat_user;
+SELECT dealloc AS info_dealloc, stats_reset AS info_reset FROM pg_stat_queries_info \gset
 SET ROLE regress_compat_user;
 SELECT count(*) FROM compat_t;
 SELECT DISTINCT query FROM pg_stat_statements
@@ -80,7 +81,9 @@ SELECT query FROM pg_stat_statements
  WHERE userid = (SELECT oid FROM pg_roles WHERE rolname = current_user)
  ORDER BY query COLLATE "C";
 SELECT pg_stat_statements_reset();
-SELECT dealloc >= 0 AS info_readable FROM pg_stat_statements_info;
+-- the info view is readable, and the refused reset changed nothing
+SELECT dealloc = :info_dealloc AS dealloc_same, stats_reset = :'info_reset' AS not_reset
+  FROM pg_stat_statements_info;
 RESET ROLE;
 GRANT EXECUTE ON FUNCTION pg_stat_statements_reset(oid, oid, bigint, boolean) TO regress_compat_user;
 SET ROLE regress_compat_user;

@@ -8,13 +8,18 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT count(*) FROM par_t;
+-- no worker may start: the two planned count, none launched
+SET max_parallel_workers = 0;
+SELECT count(a) AS no_workers FROM par_t;
+RESET max_parallel_workers;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
-SELECT parallel_workers_to_launch > 0 AS to_launch,
-       parallel_workers_launched >= 0 AS launched_counted
-  FROM pg_stat_queries WHERE query = 'SELECT count(*) FROM par_t';
+SELECT query, parallel_workers_to_launch AS to_launch,
+       parallel_workers_launched > 0 AS launched
+  FROM pg_stat_queries WHERE query LIKE 'SELECT count(%FROM par_t'
+ ORDER BY query COLLATE "C";
 
 -- the view still shows this session's own statements when forced into a
 -- parallel plan, because the functions only run in the leader

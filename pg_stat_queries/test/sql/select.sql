@@ -41,9 +41,12 @@ SELECT query, calls, rows FROM pg_stat_queries ORDER BY query COLLATE "C";
 SELECT count(*) AS leaked FROM pg_stat_queries
  WHERE query ~ '(hello|world|dollar|quoted|aped|101|1F|FF|other|aaaa)';
 
--- min <= mean <= max, stddev from calls
+-- min <= mean <= max; the (population) stddev is 0 exactly when every call
+-- took the same time, and at most half the range
 SELECT query, calls, min_exec_time <= mean_exec_time AND mean_exec_time <= max_exec_time AS ordered,
-       stddev_exec_time >= 0 AS stddev_ok, total_exec_time > 0 AS timed
+       (stddev_exec_time > 0) = (max_exec_time > min_exec_time)
+       AND stddev_exec_time <= (max_exec_time - min_exec_time) / 2 * (1 + 1e-9) AS stddev_ok,
+       total_exec_time > 0 AS timed
   FROM pg_stat_queries WHERE query LIKE 'SELECT $1 AS "int"';
 
 -- showtext = false hides text only

@@ -88,6 +88,9 @@ like($rare_before, qr/^3\|150\|[1-9]\d*\|\d+\|[1-9]\d*\|[1-9]/,
 # and one without a text: no memory for texts
 $node->append_conf('postgresql.conf', 'pg_stat_queries.query_text_memory = 0');
 $node->reload;
+$node->poll_query_until('postgres',
+	"SELECT setting FROM pg_settings WHERE name = 'pg_stat_queries.query_text_memory'", '0')
+  or die 'query_text_memory did not become 0';
 run_statement("INSERT INTO rare_t SELECT g, 'textless' FROM generate_series(1, 7) g", 2);
 my $textless_sql =
   "SELECT $rare_cols FROM pg_stat_queries WHERE query IS NULL AND rows = 14";
@@ -152,6 +155,9 @@ is($node->safe_psql('postgres', 'SELECT query_text_bytes < 200 FROM pg_stat_quer
 run_statement("SELECT 'not-saved' AS unsaved", 4);
 $node->append_conf('postgresql.conf', 'pg_stat_queries.save = off');
 $node->reload;
+$node->poll_query_until('postgres',
+	"SELECT setting FROM pg_settings WHERE name = 'pg_stat_queries.save'", 'off')
+  or die 'save did not become off';
 $node->restart;
 is(calls_of('SELECT $1 AS unsaved'), '0', 'nothing restored with save = off');
 ok(!-e $node->data_dir . '/pg_stat/pg_stat_queries.stat',

@@ -415,12 +415,17 @@ my ($min_max, $min_mem) = split(/\|/,
 note("minimum max $min_max, minimum query_text_memory $min_mem");
 my $missing_before = info('texts_missing');
 
-$run = start_pgbench('postgres', 4, 10, "$churn\@3", "$hot\@7");
-sleep(1.5);
+# Each step waits for what it needs, bounded by the harness timeout, not
+# for a fixed time; pgbench runs long enough for all of them under load.
+$run = start_pgbench('postgres', 4, 20, "$churn\@3", "$hot\@7");
+# the table is larger than the lowered max will allow
+ok( $node->poll_query_until('postgres',
+		"SELECT num_entries > $min_max * 1.05 FROM pg_stat_queries_info"),
+	'pgbench fills the table beyond the minimum of max');
 set_conf(
 	'pg_stat_queries.max' => $min_max,
 	'pg_stat_queries.query_text_memory' => $min_mem);
-my $deadline = time + 4;
+my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
 my $smallest = info('num_entries');
 while (time < $deadline)
 {
@@ -430,8 +435,14 @@ while (time < $deadline)
 	sleep(0.1);
 }
 cmp_ok($smallest, '<=', $min_max * 1.05, "table shrank to the lowered max under load ($smallest)");
+ok( $node->poll_query_until('postgres',
+		"SELECT texts_missing > $missing_before FROM pg_stat_queries_info"),
+	'texts are refused while query_text_memory is 0');
 set_conf('pg_stat_queries.max' => undef);
-sleep(1.5);
+# the raised max holds more entries again, texts or not
+ok( $node->poll_query_until('postgres',
+		"SELECT num_entries > $min_max * 1.05 FROM pg_stat_queries_info"),
+	'the table grows again once max is raised back under load');
 set_conf('pg_stat_queries.query_text_memory' => undef);
 my $ok = finish_pgbench($run);
 ok($ok, 'pgbench ran without error while the settings changed');

@@ -8,6 +8,7 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(time);
 
 my $node = PostgreSQL::Test::Cluster->new('ring');
 $node->init;
@@ -37,34 +38,46 @@ END \$\$;
 ));
 }
 
-# the passes logged since $offset: (by ring, by scan)
+# the passes logged since $offset: (by ring, by scan, numbers of the scans)
 sub passes
 {
 	my ($offset) = @_;
 	my $log = slurp_file($node->logfile, $offset);
 	my $ring = () = $log =~ /pg_stat_queries sweep pass \d+ by ring/g;
-	my $scan = () = $log =~ /pg_stat_queries sweep pass \d+ by scan/g;
-	return ($ring, $scan);
+	my @scans = $log =~ /pg_stat_queries sweep pass (\d+) by scan/g;
+	return ($ring, scalar(@scans), @scans);
 }
 
+# Counts of passes follow from the counts of statements, not from the
+# speed of the machine; how many 16th passes scan does (one per 10 s), so
+# that is bounded by the time the statements took, measured from outside,
+# which only loosens with load.
 my $offset = -s $node->logfile;
 my $started = time;
 run_statements(1, 3000);
 my $elapsed = time - $started;
-my ($ring, $scan) = passes($offset);
+my ($ring, $scan, @scans) = passes($offset);
 cmp_ok($ring, '>', 0, "passes by the ring ($ring)");
-# dozens of passes, several of them 16th ones, within seconds
+is(join(',', grep { $_ % 16 != 0 } @scans), '',
+	'a complete ring scans only at 16th passes (' . join(',', @scans) . ')');
 cmp_ok($scan, '<=', 1 + int($elapsed / 10),
-	"passes by a scan ($scan in $elapsed s): at most one per 10 s");
-cmp_ok($ring, '>', 10 * $scan, 'most passes by the ring');
+	sprintf('passes by a scan (%d in %.1f s): at most one per 10 s', $scan, $elapsed));
+cmp_ok($ring, '>=', 15 * $scan, 'most passes by the ring');
 
 # 10 s after the last scan, a 16th pass scans again (2000 statements make
-# some 40 passes, so at least one 16th)
+# some 40 passes, so at least one 16th, and the first of them scans).  The
+# sleep is a lower bound: load can only lengthen it.
 sleep(11);
 $offset = -s $node->logfile;
 run_statements(3001, 2000);
-($ring, $scan) = passes($offset);
-cmp_ok($scan, '>=', 1, "a 16th pass scans 10 s after the last scan ($scan)");
+my ($ring2, $scan2, @scans2) = passes($offset);
+my ($first_pass) = slurp_file($node->logfile, $offset) =~ /pg_stat_queries sweep pass (\d+) by/;
+# the first logged may have begun before the sleep; the next 16th did not
+my $first_16th = 16 * int(($first_pass + 16) / 16);
+cmp_ok($scan2, '>=', 1, "a 16th pass scans 10 s after the last scan ($scan2)");
+cmp_ok($scans2[0] // 0, '<=', $first_16th, "no later than the first 16th pass begun after the sleep ($first_16th)");
+is(join(',', grep { $_ % 16 != 0 } @scans2), '',
+	'again only 16th passes scan (' . join(',', @scans2) . ')');
 is( $node->safe_psql(
 		'postgres',
 		'SELECT num_entries <= 105 AND evicted_entries > 2000 FROM pg_stat_queries_info'),
@@ -75,6 +88,9 @@ is( $node->safe_psql(
 # the entries no longer fit: passes scan, and the bound holds.
 $node->append_conf('postgresql.conf', 'pg_stat_queries.max = 6000');
 $node->reload;
+$node->poll_query_until('postgres',
+	"SELECT setting FROM pg_settings WHERE name = 'pg_stat_queries.max'", '6000')
+  or die 'max did not become 6000';
 $offset = -s $node->logfile;
 run_statements(10001, 20000);
 ($ring, $scan) = passes($offset);
