@@ -256,7 +256,12 @@ typedef struct PgsqSharedState
 									 * their entries off the sweep's count */
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
 	pg_atomic_uint32 restore_pending;	/* the saved statistics have yet to be
-										 * restored (savefile.c) */
+										 * restored (restore.c) */
+	LWLock	   *restore_lock;	/* held by whoever restores them; protects
+								 * the two fields below */
+	uint64		restore_done;	/* statements of our file restored by
+								 * attempts that failed after them */
+	bool		restore_legacy_ran; /* 1.1's statistics were converted */
 	int			text_tranche_id;
 	dsa_pointer loaded_texts;	/* texts read at startup, until the first
 								 * client backend gives them to their entries
