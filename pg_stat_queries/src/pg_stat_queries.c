@@ -130,7 +130,7 @@ pgsq_init_backend_cb(void)
 		MyBackendType == B_STANDALONE_BACKEND)
 		pgstat_report_fixed = true;
 	if (MyBackendType == B_BACKEND)
-		(void) pgsq_restore_saved();
+		(void) pgsq_restore_saved(false);
 }
 
 /*
@@ -162,7 +162,7 @@ standalone_flush(void)
 		before_shmem_exit(standalone_exit_cb, 0);
 		exit_followed = true;
 	}
-	(void) pgsq_restore_saved();
+	(void) pgsq_restore_saved(true);
 }
 
 /*
@@ -233,7 +233,7 @@ pgsq_shmem_request_hook(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(shmem_size());
-	RequestNamedLWLockTranche("pg_stat_queries", 2);
+	RequestNamedLWLockTranche("pg_stat_queries", 1);
 }
 
 /* shmem_startup_hook: create or find every module's shared memory */
@@ -250,10 +250,7 @@ pgsq_shmem_startup_hook(void)
 								 &found);
 	if (!found)
 	{
-		LWLockPadded *locks = GetNamedLWLockTranche("pg_stat_queries");
-
-		pgsq_state->lock = &locks[0].lock;
-		pgsq_state->restore_lock = &locks[1].lock;
+		pgsq_state->lock = &(GetNamedLWLockTranche("pg_stat_queries"))->lock;
 		pgsq_state->restore_done = 0;
 		pgsq_state->restore_legacy_ran = false;
 		pgsq_state->stats_reset = GetCurrentTimestamp();
@@ -266,7 +263,7 @@ pgsq_shmem_startup_hook(void)
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
 		pg_atomic_init_u64(&pgsq_state->resets_done, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
-		pg_atomic_init_u32(&pgsq_state->restore_pending, 1);
+		pg_atomic_init_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_PENDING);
 		pgsq_state->loaded_texts = InvalidDsaPointer;
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);

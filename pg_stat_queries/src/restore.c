@@ -7,7 +7,7 @@
  * single-user backend), or the checkpointer at shutdown if none came.  An
  * attempt that fails with an error leaves the file and the flag for the
  * next backend, which goes on after the statements already restored: none
- * is restored twice.  Entries version 1.1 left in
+ * is restored twice (restore_done).  Entries version 1.1 left in
  * PostgreSQL's statistics file are converted (legacy.c); our own file
  * (savefile.c writes it, saveformat.h describes it) is checked whole --
  * header, versions, CRC -- before anything of it is used, then each column
@@ -410,60 +410,80 @@ restore_file(void)
 								 restored, PGSQ_SAVE_FILE)));
 }
 
+/* This process claimed the restore (restore_pending is PGSQ_RESTORE_CLAIMED) */
+static bool restore_claimed = false;
+
+/* Whether this process may take over a claim left by another one */
+static bool restore_take_over = false;
+
 /*
- * Restore, holding the restore lock: entries version 1.1 left in
+ * Restore, once this process holds the claim: entries version 1.1 left in
  * PostgreSQL's file are converted, and given the texts of its file.  If 1.1
  * ran last, a file of ours is older than what it saved (a downgrade, then
  * an upgrade again): it is ignored.  Run guarded (pgsq_run_guarded): an
- * error leaves restore_pending set, our file in place and restore_done
- * saying how many of its statements are already back.
+ * error leaves our file in place and restore_done saying how many of its
+ * statements are already back; pgsq_restore_saved gives the claim back.
+ *
+ * The claim is a state of restore_pending, not a lock: restoring runs code
+ * that catches errors of its own (normalization), which resets the
+ * interrupt holdoff count an LWLock held across it relies on.
  */
 static void
-restore_locked(void)
+restore_claimed_file(void)
 {
+	uint32		expected = PGSQ_RESTORE_PENDING;
 	struct stat st;
 
-	/* another backend is restoring: this one goes on without waiting */
-	if (!LWLockConditionalAcquire(pgsq_state->restore_lock, LW_EXCLUSIVE))
+	/* another process is restoring: this one goes on without waiting */
+	if (!pg_atomic_compare_exchange_u32(&pgsq_state->restore_pending,
+										&expected, PGSQ_RESTORE_CLAIMED) &&
+		!(expected == PGSQ_RESTORE_CLAIMED && restore_take_over))
 		return;
-	if (pg_atomic_read_u32(&pgsq_state->restore_pending) != 0)
+	restore_claimed = true;
+
+	if (!pgsq_state->restore_legacy_ran)
+		pgsq_state->restore_legacy_ran = pgsq_legacy_convert_entries() > 0;
+	if (pgsq_legacy_read_texts())
+		pgsq_state->restore_legacy_ran = true;
+	if (!pgsq_state->restore_legacy_ran)
+		restore_file();
+	else if (stat(PGSQ_SAVE_FILE, &st) == 0)
 	{
-		if (!pgsq_state->restore_legacy_ran)
-			pgsq_state->restore_legacy_ran =
-				pgsq_legacy_convert_entries() > 0;
-		if (pgsq_legacy_read_texts())
-			pgsq_state->restore_legacy_ran = true;
-		if (!pgsq_state->restore_legacy_ran)
-			restore_file();
-		else if (stat(PGSQ_SAVE_FILE, &st) == 0)
-		{
-			ereport(LOG,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("ignoring pg_stat_queries statistics file \"%s\": it is older than the statistics of version 1.1 restored with it",
-							PGSQ_SAVE_FILE)));
-			unlink(PGSQ_SAVE_FILE);
-		}
-		pg_atomic_write_u32(&pgsq_state->restore_pending, 0);
+		ereport(LOG,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("ignoring pg_stat_queries statistics file \"%s\": it is older than the statistics of version 1.1 restored with it",
+						PGSQ_SAVE_FILE)));
+		unlink(PGSQ_SAVE_FILE);
 	}
-	LWLockRelease(pgsq_state->restore_lock);
+	pg_atomic_write_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_DONE);
+	restore_claimed = false;
 }
 
 /*
  * Restore what was saved at the last clean shutdown, once: the first client
  * or single-user backend, before it tracks anything, or the checkpointer at
  * shutdown if no client backend came.  An error costs only this attempt: it
- * is logged, and a later backend tries again.  Returns whether nothing is
- * left to restore.
+ * is logged, and a later backend goes on from there.  take_over: no other
+ * process can be restoring (shutdown, single-user mode), so a claim left by
+ * a process that exited while restoring (FATAL) is taken over.  Returns
+ * whether nothing is left to restore.
  */
 bool
-pgsq_restore_saved(void)
+pgsq_restore_saved(bool take_over)
 {
 	if (pgsq_state == NULL ||
-		pg_atomic_read_u32(&pgsq_state->restore_pending) == 0)
+		pg_atomic_read_u32(&pgsq_state->restore_pending) == PGSQ_RESTORE_DONE)
 		return true;
-	(void) pgsq_run_guarded(restore_locked,
-							"restore the statistics saved at the last shutdown");
-	return pg_atomic_read_u32(&pgsq_state->restore_pending) == 0;
+	restore_take_over = take_over;
+	if (!pgsq_run_guarded(restore_claimed_file,
+						  "restore the statistics saved at the last shutdown") &&
+		restore_claimed)
+	{
+		/* give the claim back, for the next attempt */
+		pg_atomic_write_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_PENDING);
+		restore_claimed = false;
+	}
+	return pg_atomic_read_u32(&pgsq_state->restore_pending) == PGSQ_RESTORE_DONE;
 }
 
 /*

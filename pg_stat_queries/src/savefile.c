@@ -281,7 +281,7 @@ pgsq_savefile_at_startup(void)
 void
 pgsq_savefile_at_shutdown(void)
 {
-	bool		restored = pgsq_restore_saved();
+	bool		restored = pgsq_restore_saved(true);
 
 	(void) pgsq_run_guarded(pgsq_free_all_orphans, "free orphaned entries");
 	if (!restored)
