@@ -236,6 +236,14 @@ typedef struct PgsqSharedEntry
 								 * (rare.c); under the entry lock */
 } PgsqSharedEntry;
 
+/* Where the restore of the saved statistics stands (restore.c) */
+typedef enum PgsqRestoreState
+{
+	PGSQ_RESTORE_DONE = 0,		/* restored, or nothing to restore */
+	PGSQ_RESTORE_PENDING,		/* to do, perhaps partly done */
+	PGSQ_RESTORE_CLAIMED,		/* a process is restoring */
+} PgsqRestoreState;
+
 /*
  * Fixed shared state (pg_stat_queries.c sets it up); the sweep keeps its own
  * (eviction.c).  Locking rules: docs/design.md.
@@ -255,8 +263,12 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 resets_done;	/* of those, the ones that have taken
 									 * their entries off the sweep's count */
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
-	pg_atomic_uint32 restore_pending;	/* the saved statistics have yet to be
-										 * restored (savefile.c) */
+	pg_atomic_uint32 restore_pending;	/* PgsqRestoreState of the statistics
+										 * saved at the last shutdown */
+	uint64		restore_done;	/* statements of our file restored by attempts
+								 * that failed after them; written by the
+								 * claimer only */
+	bool		restore_legacy_ran; /* 1.1's statistics were converted */
 	int			text_tranche_id;
 	dsa_pointer loaded_texts;	/* texts read at startup, until the first
 								 * client backend gives them to their entries

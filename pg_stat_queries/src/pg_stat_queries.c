@@ -35,6 +35,7 @@
 #include "restore.h"
 #include "savefile.h"
 #include "settings.h"
+#include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "store.h"
@@ -78,6 +79,12 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static void pgsq_init_backend_cb(void);
 static bool pgsq_flush_static_cb(bool nowait);
 
+/* How a single-user backend exits: -1 until known (standalone_exit_cb) */
+static int	standalone_exit_code = -1;
+
+/* Our work of the last flush at shutdown is done (or was skipped) */
+static bool shutdown_work_done = false;
+
 /*
  * Our kind of cumulative statistics.  Never written to the statistics
  * system's file, whose reader depends on every kind's entry size at
@@ -101,25 +108,83 @@ static PgStat_KindInfo pgsq_kind_info = {
  * (after a clean shutdown only).  The first client backend restores them:
  * client backends start after the startup process let the statistics
  * system restore its own, on a primary as on a hot standby, and before any
- * statement is tracked.
+ * statement is tracked.  A single-user backend is its own startup process:
+ * it decides here, before it restores PostgreSQL's statistics, and restores
+ * ours at its first flush, once they are back.
  */
 static void
 pgsq_init_backend_cb(void)
 {
 	if (pgsq_state == NULL)
 		return;
-	if (MyBackendType == B_STARTUP)
+	if (MyBackendType == B_STARTUP || MyBackendType == B_STANDALONE_BACKEND)
 		pgsq_savefile_at_startup();
 
 	/*
 	 * The checkpointer's last flush must call pgsq_flush_static_cb, which
 	 * writes our file; it does IO that asks for that flush anyway, but
-	 * nothing of ours runs there to ask.  It flushes nothing before exit.
+	 * nothing of ours runs there to ask.  It flushes nothing before exit.  A
+	 * single-user backend's first flush, before its first command, restores.
 	 */
-	if (MyBackendType == B_CHECKPOINTER)
+	if (MyBackendType == B_CHECKPOINTER ||
+		MyBackendType == B_STANDALONE_BACKEND)
 		pgstat_report_fixed = true;
 	if (MyBackendType == B_BACKEND)
-		pgsq_restore_saved();
+		(void) pgsq_restore_saved(false);
+}
+
+/*
+ * before_shmem_exit callback of a single-user backend, registered after the
+ * statistics system's own, so called before it: note whether the exit is
+ * clean (as that callback decides whether to write PostgreSQL's file), and
+ * make sure its last flush calls ours.
+ */
+static void
+standalone_exit_cb(int code, Datum arg)
+{
+	standalone_exit_code = code;
+	pgstat_report_fixed = true;
+}
+
+/*
+ * A single-user backend's flush while it runs: once it is done starting
+ * (PostgreSQL's statistics are back), restore ours, and follow its exit.
+ */
+static void
+standalone_flush(void)
+{
+	static bool exit_followed = false;
+
+	if (!IsNormalProcessingMode())
+		return;
+	if (!exit_followed)
+	{
+		before_shmem_exit(standalone_exit_cb, 0);
+		exit_followed = true;
+	}
+	(void) pgsq_restore_saved(true);
+}
+
+/*
+ * Is this the last flush of a clean shutdown, in the process about to write
+ * PostgreSQL's statistics file?  PostgreSQL writes it only when that
+ * process exits normally (exit code 0: pgstat_before_server_shutdown).  The
+ * checkpointer exits normally only once the postmaster asked it to
+ * (ShutdownRequestPending), which it does after every other process that
+ * could report statistics has exited; when the postmaster dies, the
+ * checkpointer exits with 1 without being asked, perhaps while backends
+ * still run.  A single-user backend's exit code is noted before the flush.
+ */
+static bool
+last_flush_of_clean_shutdown(void)
+{
+	if (!proc_exit_inprogress || shutdown_work_done)
+		return false;
+	if (MyBackendType == B_CHECKPOINTER)
+		return ShutdownRequestPending;
+	if (MyBackendType == B_STANDALONE_BACKEND)
+		return standalone_exit_code == 0;
+	return false;
 }
 
 /*
@@ -128,9 +193,9 @@ pgsq_init_backend_cb(void)
  * pass over its pending data: count the failed executions noted since the
  * last flush (failures.c), merge our pending counts, and say whether
  * some stay pending (then the statistics system calls again later).  The
- * checkpointer's last one comes right before it writes the statistics file
- * at shutdown: the moment to free orphaned entries (see eviction.c) and to
- * write our file (savefile.c), after restoring the last one if no client
+ * last one of a clean shutdown comes right before PostgreSQL writes its
+ * statistics file: the moment to free orphaned entries (see eviction.c) and
+ * to write our file (savefile.c), after restoring the last one if no client
  * backend came to do it.
  */
 static bool
@@ -141,13 +206,15 @@ pgsq_flush_static_cb(bool nowait)
 	pgsq_failures_count();
 	partial = pgsq_flush_pending(nowait);
 
-	if (pgsq_state != NULL)
-		pgsq_flush_refused();
-	if (MyBackendType == B_CHECKPOINTER && proc_exit_inprogress)
+	if (pgsq_state == NULL)
+		return partial;
+	pgsq_flush_refused();
+	if (MyBackendType == B_STANDALONE_BACKEND && !proc_exit_inprogress)
+		standalone_flush();
+	if (last_flush_of_clean_shutdown())
 	{
-		pgsq_restore_saved();
-		pgsq_free_all_orphans();
-		pgsq_savefile_write();
+		shutdown_work_done = true;
+		pgsq_savefile_at_shutdown();
 	}
 	return partial;
 }
@@ -184,6 +251,8 @@ pgsq_shmem_startup_hook(void)
 	if (!found)
 	{
 		pgsq_state->lock = &(GetNamedLWLockTranche("pg_stat_queries"))->lock;
+		pgsq_state->restore_done = 0;
+		pgsq_state->restore_legacy_ran = false;
 		pgsq_state->stats_reset = GetCurrentTimestamp();
 		pg_atomic_init_u64(&pgsq_state->dealloc, 0);
 		pg_atomic_init_u64(&pgsq_state->evicted_entries, 0);
@@ -194,7 +263,7 @@ pgsq_shmem_startup_hook(void)
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
 		pg_atomic_init_u64(&pgsq_state->resets_done, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
-		pg_atomic_init_u32(&pgsq_state->restore_pending, 1);
+		pg_atomic_init_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_PENDING);
 		pgsq_state->loaded_texts = InvalidDsaPointer;
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);

@@ -3,8 +3,11 @@
  * restore.c
  *		Restoring the statistics saved at the last clean shutdown.
  *
- * Once, before any statement is tracked: the first client backend, or the
- * checkpointer at shutdown if none came.  Entries version 1.1 left in
+ * Once, before any statement is tracked: the first client backend (or a
+ * single-user backend), or the checkpointer at shutdown if none came.  An
+ * attempt that fails with an error leaves the file and the flag for the
+ * next backend, which goes on after the statements already restored: none
+ * is restored twice (restore_done).  Entries version 1.1 left in
  * PostgreSQL's statistics file are converted (legacy.c); our own file
  * (savefile.c writes it, saveformat.h describes it) is checked whole --
  * header, versions, CRC -- before anything of it is used, then each column
@@ -27,9 +30,13 @@
 #include <unistd.h>
 
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
+#include "storage/ipc.h"
+#include "utils/injection_point.h"
 #include "utils/memutils.h"
+#include "utils/wait_event.h"
 
 /* A file being read: what is left of it, and why it was given up on */
 typedef struct SaveReader
@@ -272,6 +279,7 @@ restore_entries(SaveReader *r, uint64 expected)
 	{
 		uint8		mark;
 		dsa_pointer text_chunk = InvalidDsaPointer;
+		bool		created;
 
 		if (!read_bytes(r, &mark, sizeof(mark)))
 			return restored;
@@ -308,6 +316,12 @@ restore_entries(SaveReader *r, uint64 expected)
 			}
 			if (!read_bytes(r, text, saved.text_len))
 				return restored;
+		}
+		/* restored by an earlier attempt, which failed after it */
+		if (seen <= pgsq_state->restore_done)
+			continue;
+		if (saved.text_len >= 0)
+		{
 			/* a text that does not fit is counted in texts_missing */
 			text_chunk = pgsq_saved_text(text, saved.text_len,
 										 saved.text_encoding,
@@ -315,13 +329,21 @@ restore_entries(SaveReader *r, uint64 expected)
 			if (DsaPointerIsValid(text_chunk))
 				pgsq_text_set_stored_at(text_chunk, saved.text_stored_at);
 		}
-		if (pgsq_restore_entry(&saved.data,
-							   saved.has_rare ? &saved.rare : NULL,
-							   text_chunk))
+		created = pgsq_restore_entry(&saved.data,
+									 saved.has_rare ? &saved.rare : NULL,
+									 text_chunk);
+
+		/*
+		 * Counted as restored at once: an error from here on must not make
+		 * the next attempt merge these counts a second time.
+		 */
+		pgsq_state->restore_done = seen;
+		if (created)
 		{
 			pgsq_entry_restored(pgsq_objid(&saved.data.key));
 			restored++;
 		}
+		INJECTION_POINT("pg-stat-queries-restored-statement", NULL);
 	}
 	if (!read_bytes(r, &end, sizeof(end)) || end != PGSQ_SAVE_END ||
 		r->left != 0 || seen != expected)
@@ -329,13 +351,37 @@ restore_entries(SaveReader *r, uint64 expected)
 	return restored;
 }
 
-/* Restore our file, if there is one, and remove it */
+/* Check and restore an open file; an error leaves it closed */
+static int64
+restore_open_file(SaveReader *r)
+{
+	uint64		expected = 0;
+	int64		restored = 0;
+
+	PG_TRY();
+	{
+		if (check_file(r, &expected))
+			restored = restore_entries(r, expected);
+	}
+	PG_CATCH();
+	{
+		/* the file itself stays, for the next attempt */
+		FreeFile(r->file);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return restored;
+}
+
+/*
+ * Restore our file, if there is one, and remove it; an error leaves it in
+ * place
+ */
 static void
 restore_file(void)
 {
 	SaveReader	r = {NULL, 0, NULL};
-	uint64		expected = 0;
-	int64		restored = 0;
+	int64		restored;
 
 	r.file = AllocateFile(PGSQ_SAVE_FILE, PG_BINARY_R);
 	if (r.file == NULL)
@@ -346,8 +392,7 @@ restore_file(void)
 					 errmsg("could not open file \"%s\": %m", PGSQ_SAVE_FILE)));
 		return;
 	}
-	if (check_file(&r, &expected))
-		restored = restore_entries(&r, expected);
+	restored = restore_open_file(&r);
 	FreeFile(r.file);
 	unlink(PGSQ_SAVE_FILE);
 
@@ -365,33 +410,42 @@ restore_file(void)
 								 restored, PGSQ_SAVE_FILE)));
 }
 
+/* This process claimed the restore (restore_pending is PGSQ_RESTORE_CLAIMED) */
+static bool restore_claimed = false;
+
+/* Whether this process may take over a claim left by another one */
+static bool restore_take_over = false;
+
 /*
- * Restore what was saved at the last clean shutdown, once: the first client
- * backend, before it tracks anything, or the checkpointer at shutdown if no
- * client backend came.  Entries version 1.1 left in PostgreSQL's file are
- * converted, and given the texts of its file.  If 1.1 ran last, a file of
- * ours is older than what it saved (a downgrade, then an upgrade again):
- * it is ignored.
+ * Restore, once this process holds the claim: entries version 1.1 left in
+ * PostgreSQL's file are converted, and given the texts of its file.  If 1.1
+ * ran last, a file of ours is older than what it saved (a downgrade, then
+ * an upgrade again): it is ignored.  Run guarded (pgsq_run_guarded): an
+ * error leaves our file in place and restore_done saying how many of its
+ * statements are already back; pgsq_restore_saved gives the claim back.
+ *
+ * The claim is a state of restore_pending, not a lock: restoring runs code
+ * that catches errors of its own (normalization), which resets the
+ * interrupt holdoff count an LWLock held across it relies on.
  */
-void
-pgsq_restore_saved(void)
+static void
+restore_claimed_file(void)
 {
-	MemoryContext cxt;
-	MemoryContext old;
-	bool		legacy_ran;
+	uint32		expected = PGSQ_RESTORE_PENDING;
 	struct stat st;
 
-	if (pgsq_state == NULL ||
-		pg_atomic_read_u32(&pgsq_state->restore_pending) == 0 ||
-		pg_atomic_exchange_u32(&pgsq_state->restore_pending, 0) == 0)
+	/* another process is restoring: this one goes on without waiting */
+	if (!pg_atomic_compare_exchange_u32(&pgsq_state->restore_pending,
+										&expected, PGSQ_RESTORE_CLAIMED) &&
+		!(expected == PGSQ_RESTORE_CLAIMED && restore_take_over))
 		return;
+	restore_claimed = true;
 
-	cxt = AllocSetContextCreate(TopMemoryContext, "pg_stat_queries restore",
-								ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(cxt);
-	legacy_ran = pgsq_legacy_convert_entries() > 0;
-	legacy_ran |= pgsq_legacy_read_texts();
-	if (!legacy_ran)
+	if (!pgsq_state->restore_legacy_ran)
+		pgsq_state->restore_legacy_ran = pgsq_legacy_convert_entries() > 0;
+	if (pgsq_legacy_read_texts())
+		pgsq_state->restore_legacy_ran = true;
+	if (!pgsq_state->restore_legacy_ran)
 		restore_file();
 	else if (stat(PGSQ_SAVE_FILE, &st) == 0)
 	{
@@ -401,6 +455,110 @@ pgsq_restore_saved(void)
 						PGSQ_SAVE_FILE)));
 		unlink(PGSQ_SAVE_FILE);
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(cxt);
+	pg_atomic_write_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_DONE);
+	restore_claimed = false;
+}
+
+/*
+ * Restore what was saved at the last clean shutdown, once: the first client
+ * or single-user backend, before it tracks anything, or the checkpointer at
+ * shutdown if no client backend came.  An error costs only this attempt: it
+ * is logged, and a later backend goes on from there.  take_over: no other
+ * process can be restoring (shutdown, single-user mode), so a claim left by
+ * a process that exited while restoring (FATAL) is taken over.  Returns
+ * whether nothing is left to restore.
+ */
+bool
+pgsq_restore_saved(bool take_over)
+{
+	if (pgsq_state == NULL ||
+		pg_atomic_read_u32(&pgsq_state->restore_pending) == PGSQ_RESTORE_DONE)
+		return true;
+	restore_take_over = take_over;
+	if (!pgsq_run_guarded(restore_claimed_file,
+						  "restore the statistics saved at the last shutdown") &&
+		restore_claimed)
+	{
+		/* give the claim back, for the next attempt */
+		pg_atomic_write_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_PENDING);
+		restore_claimed = false;
+	}
+	return pg_atomic_read_u32(&pgsq_state->restore_pending) == PGSQ_RESTORE_DONE;
+}
+
+/*
+ * Run work outside any transaction so that an ERROR in it costs only what
+ * it was doing: the error is logged (LOG: the server log only, never a
+ * client not yet authenticated) naming what failed, and false is returned.  Used where PostgreSQL would turn our ERROR into
+ * FATAL: a backend's start (no handler yet), and the last flush of
+ * statistics at shutdown, where FATAL would skip the writing of
+ * PostgreSQL's own statistics file.
+ *
+ * Why recovering here is safe:
+ * - Callers hold no LWLock (a backend's start, or the statistics system
+ *   calling its flush callbacks), so every lock held at the error is one
+ *   work took: LWLockReleaseAll releases exactly those (dshash partitions,
+ *   entry locks, ours), as the auxiliary processes' own error recovery does.
+ * - errfinish() zeroes the interrupt holdoff counts before jumping here;
+ *   they are put back as they were (at shutdown, proc_exit holds
+ *   interrupts, and must keep holding them).
+ * - An ERROR becomes FATAL while proc_exit runs, or where ExitOnAnyError is
+ *   set (the checkpointer once it writes the shutdown checkpoint): both
+ *   protect a main loop from a longjmp out of exit processing.  For the
+ *   duration of work the longjmp lands in our handler, below proc_exit, so
+ *   both are cleared, then put back.  A FATAL or PANIC raised by work is
+ *   not caught, as before.
+ * - work runs in a memory context of its own, deleted either way; the
+ *   error is copied out of ErrorContext and FlushErrorState() empties it.
+ *   PG_TRY puts back error_context_stack.  Files work opens it closes
+ *   itself on error (restore.c, savefile.c).
+ */
+bool
+pgsq_run_guarded(void (*work) (void), const char *what)
+{
+	MemoryContext caller_cxt = CurrentMemoryContext;
+	MemoryContext work_cxt;
+	uint32		holdoff = InterruptHoldoffCount;
+	uint32		cancel_holdoff = QueryCancelHoldoffCount;
+	bool		exit_inprogress = proc_exit_inprogress;
+	bool		exit_on_any_error = ExitOnAnyError;
+	volatile bool ok = true;
+
+	Assert(CritSectionCount == 0);
+	work_cxt = AllocSetContextCreate(TopMemoryContext,
+									 "pg_stat_queries persistence",
+									 ALLOCSET_DEFAULT_SIZES);
+	proc_exit_inprogress = false;
+	ExitOnAnyError = false;
+	PG_TRY();
+	{
+		MemoryContextSwitchTo(work_cxt);
+		work();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		ok = false;
+		HOLD_INTERRUPTS();
+		LWLockReleaseAll();
+		pgstat_report_wait_end();
+		MemoryContextSwitchTo(caller_cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(LOG,
+				(errcode(edata->sqlerrcode),
+				 errmsg("pg_stat_queries could not %s: %s", what,
+						edata->message),
+				 edata->detail ? errdetail_internal("%s", edata->detail) : 0));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(caller_cxt);
+	MemoryContextDelete(work_cxt);
+	proc_exit_inprogress = exit_inprogress;
+	ExitOnAnyError = exit_on_any_error;
+	InterruptHoldoffCount = holdoff;
+	QueryCancelHoldoffCount = cancel_holdoff;
+	return ok;
 }

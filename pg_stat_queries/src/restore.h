@@ -9,6 +9,7 @@
 #ifndef PGSQ_RESTORE_H
 #define PGSQ_RESTORE_H
 
-extern void pgsq_restore_saved(void);
+extern bool pgsq_restore_saved(bool take_over);
+extern bool pgsq_run_guarded(void (*work) (void), const char *what);
 
 #endif							/* PGSQ_RESTORE_H */

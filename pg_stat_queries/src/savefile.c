@@ -7,11 +7,14 @@
  * is registered with write_to_file = false): that file is read back with
  * the entry sizes of the libraries loaded at startup, and one counter added
  * by a new build of ours would make PostgreSQL discard every statistic of
- * the server.  The checkpointer writes ours, at its last flush of
- * statistics, to pg_stat/pg_stat_queries.stat: a temporary file, fsync,
- * rename.  The first client backend (or the checkpointer, should none come
- * before the next shutdown) restores it, converts what version 1.1 left
- * (legacy.c), and removes it.
+ * the server.  At a clean shutdown only, the process that writes
+ * PostgreSQL's file (the checkpointer, or a single-user backend) writes
+ * ours first, at its last flush of statistics, to
+ * pg_stat/pg_stat_queries.stat: a temporary file, fsync, rename.  An error
+ * there is caught and logged: it costs our file, never PostgreSQL's.  The
+ * first client backend (or the checkpointer, should none come before the
+ * next shutdown) restores it, converts what version 1.1 left (legacy.c),
+ * and removes it.
  *
  * restore.c reads it back; saveformat.h and saveformat.c define what it
  * holds.  The file describes itself, so that any build reads what any
@@ -45,6 +48,7 @@
 #include "legacy.h"
 #include "qtext.h"
 #include "rare.h"
+#include "restore.h"
 #include "savefile.h"
 #include "saveformat.h"
 #include "settings.h"
@@ -57,6 +61,7 @@
 #include "pgstat.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
+#include "utils/injection_point.h"
 
 /* A file being written, with the CRC of what was written so far */
 typedef struct SaveWriter
@@ -132,22 +137,78 @@ write_entry(SaveWriter *w, PgsqSharedEntry *entry)
 		write_bytes(w, text, saved.text_len);
 }
 
-/*
- * Write every entry to our file: the checkpointer, at its last flush of
- * statistics, right before the statistics system writes its own file.
- * Nothing else runs then, but entry locks are taken as the locking rules
- * say.
- */
-void
-pgsq_savefile_write(void)
+/* Write the whole file's contents to an open file */
+static void
+write_contents(SaveWriter *w)
 {
-	SaveWriter	w = {NULL, 0, false};
 	SaveFileHeader header;
 	SaveFileTrailer trailer;
 	SavedInfo	info;
 	dshash_seq_status hstat;
 	PgsqSharedEntry *entry;
 	uint64		entries = 0;
+
+	INIT_CRC32C(w->crc);
+
+	memset(&header, 0, sizeof(header));
+	header.magic = PGSQ_SAVE_MAGIC;
+	header.format = PGSQ_SAVE_FORMAT;
+	header.oldest_reader = PGSQ_SAVE_OLDEST_READER;
+	header.pg_major = PG_VERSION_NUM / 100;
+	write_bytes(w, &header, sizeof(header));
+
+	/* a failure here leaves a temporary file begun, never our file */
+	INJECTION_POINT("pg-stat-queries-save", NULL);
+
+	memset(&info, 0, sizeof(info));
+	LWLockAcquire(pgsq_state->lock, LW_SHARED);
+	info.stats_reset = pgsq_state->stats_reset;
+	LWLockRelease(pgsq_state->lock);
+	info.dealloc = pg_atomic_read_u64(&pgsq_state->dealloc);
+	info.evicted_entries = pg_atomic_read_u64(&pgsq_state->evicted_entries);
+	info.texts_missing = pg_atomic_read_u64(&pgsq_state->texts_missing);
+	info.texts_literal_free = true;
+	write_columns(w, pgsq_info_columns, pgsq_info_column_count);
+	write_row(w, &info, pgsq_info_columns, pgsq_info_column_count);
+
+	write_columns(w, pgsq_entry_columns, pgsq_entry_column_count);
+	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+	while (!w->failed && (entry = pgsq_scan_next_entry(&hstat)) != NULL)
+	{
+		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		if (entry->data.stats_since != 0)
+		{
+			write_bytes(w, "E", 1);
+			write_entry(w, entry);
+			entries++;
+		}
+		LWLockRelease(&entry->header.lock);
+	}
+	dshash_seq_term(&hstat);
+
+	/* the trailer's CRC covers everything before it, its end mark included */
+	write_bytes(w, "X", 1);
+	trailer.end = PGSQ_SAVE_END;
+	write_bytes(w, &trailer.end, sizeof(trailer.end));
+	FIN_CRC32C(w->crc);
+	trailer.crc = w->crc;
+	trailer.entries = entries;
+	if (!w->failed &&
+		(fwrite(&trailer.crc, sizeof(trailer.crc), 1, w->file) != 1 ||
+		 fwrite(&trailer.entries, sizeof(trailer.entries), 1, w->file) != 1))
+		w->failed = true;
+}
+
+/*
+ * Write every entry to our file, in a temporary file renamed over it once
+ * complete: at the last flush of statistics of a clean shutdown (see
+ * pgsq_savefile_at_shutdown).  Nothing else runs then, but entry locks are
+ * taken as the locking rules say.  An error leaves no temporary file.
+ */
+void
+pgsq_savefile_write(void)
+{
+	SaveWriter	w = {NULL, 0, false};
 
 	if (!pgsq_save)
 	{
@@ -164,52 +225,17 @@ pgsq_savefile_write(void)
 						PGSQ_SAVE_FILE_TMP)));
 		return;
 	}
-	INIT_CRC32C(w.crc);
-
-	memset(&header, 0, sizeof(header));
-	header.magic = PGSQ_SAVE_MAGIC;
-	header.format = PGSQ_SAVE_FORMAT;
-	header.oldest_reader = PGSQ_SAVE_OLDEST_READER;
-	header.pg_major = PG_VERSION_NUM / 100;
-	write_bytes(&w, &header, sizeof(header));
-
-	memset(&info, 0, sizeof(info));
-	LWLockAcquire(pgsq_state->lock, LW_SHARED);
-	info.stats_reset = pgsq_state->stats_reset;
-	LWLockRelease(pgsq_state->lock);
-	info.dealloc = pg_atomic_read_u64(&pgsq_state->dealloc);
-	info.evicted_entries = pg_atomic_read_u64(&pgsq_state->evicted_entries);
-	info.texts_missing = pg_atomic_read_u64(&pgsq_state->texts_missing);
-	info.texts_literal_free = true;
-	write_columns(&w, pgsq_info_columns, pgsq_info_column_count);
-	write_row(&w, &info, pgsq_info_columns, pgsq_info_column_count);
-
-	write_columns(&w, pgsq_entry_columns, pgsq_entry_column_count);
-	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while (!w.failed && (entry = pgsq_scan_next_entry(&hstat)) != NULL)
+	PG_TRY();
 	{
-		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		if (entry->data.stats_since != 0)
-		{
-			write_bytes(&w, "E", 1);
-			write_entry(&w, entry);
-			entries++;
-		}
-		LWLockRelease(&entry->header.lock);
+		write_contents(&w);
 	}
-	dshash_seq_term(&hstat);
-
-	/* the trailer's CRC covers everything before it, its end mark included */
-	write_bytes(&w, "X", 1);
-	trailer.end = PGSQ_SAVE_END;
-	write_bytes(&w, &trailer.end, sizeof(trailer.end));
-	FIN_CRC32C(w.crc);
-	trailer.crc = w.crc;
-	trailer.entries = entries;
-	if (!w.failed &&
-		(fwrite(&trailer.crc, sizeof(trailer.crc), 1, w.file) != 1 ||
-		 fwrite(&trailer.entries, sizeof(trailer.entries), 1, w.file) != 1))
-		w.failed = true;
+	PG_CATCH();
+	{
+		FreeFile(w.file);
+		unlink(PGSQ_SAVE_FILE_TMP);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 
 	if (FreeFile(w.file) != 0)
 		w.failed = true;
@@ -240,4 +266,30 @@ pgsq_savefile_at_startup(void)
 		unlink(PGSQ_SAVE_FILE);
 		pgsq_legacy_discard_texts();
 	}
+}
+
+/*
+ * The last flush of statistics of a clean shutdown, in the process about to
+ * write PostgreSQL's statistics file (the checkpointer, or a single-user
+ * backend): restore what no backend came to restore, free orphaned entries
+ * (store.c; PostgreSQL's file must not see them), write our file.  Each
+ * step runs guarded (pgsq_run_guarded): an error is logged and costs at
+ * most our file, never PostgreSQL's, which is written right after.  If the
+ * saved statistics could not be restored, their file is left as it is:
+ * written now, it would lack them.
+ */
+void
+pgsq_savefile_at_shutdown(void)
+{
+	bool		restored = pgsq_restore_saved(true);
+
+	(void) pgsq_run_guarded(pgsq_free_all_orphans, "free orphaned entries");
+	if (!restored)
+		ereport(LOG,
+				(errmsg("pg_stat_queries keeps its statistics file \"%s\" as it is, as it could not be restored",
+						PGSQ_SAVE_FILE),
+				 errdetail("The statistics counted since the server started are not saved.")));
+	else
+		(void) pgsq_run_guarded(pgsq_savefile_write,
+								"write its statistics file");
 }

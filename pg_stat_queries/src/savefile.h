@@ -10,5 +10,6 @@
 
 extern void pgsq_savefile_at_startup(void);
 extern void pgsq_savefile_write(void);
+extern void pgsq_savefile_at_shutdown(void);
 
 #endif							/* PGSQ_SAVEFILE_H */
