@@ -26,6 +26,7 @@
 
 #include "access/xact.h"
 #include "storage/shmem.h"
+#include "utils/injection_point.h"
 #include "utils/timestamp.h"
 
 /* Sweep from this fill level of max, in percent ... */
@@ -154,6 +155,18 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 	uint32		usage = pg_atomic_read_u32(&entry->usage);
 	bool		evict = false;
 
+	/*
+	 * Closed but never dropped: a slice closed it and failed, or its backend
+	 * died, before the drop.  Only the sweep closes an entry without dropping
+	 * it in the same breath, and one backend sweeps at a time, so it is ours
+	 * to drop now.
+	 */
+	if (unlikely(pgsq_text_closed(entry)))
+	{
+		usage = 0;
+		previous = pass;
+	}
+
 	if (usage > 0)
 	{
 		/* a concurrent raise may be lost: harmless for a usage hint */
@@ -208,7 +221,8 @@ still_evictable(Victim *victim)
 		if (LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
 		{
 			same_life = entry->data.stats_since == victim->stats_since;
-			evict = same_life && pg_atomic_read_u32(&entry->usage) == 0;
+			evict = same_life && (pg_atomic_read_u32(&entry->usage) == 0 ||
+								  pgsq_text_closed(entry));
 			if (evict)
 				victim->text = pgsq_close_entry(entry);
 			LWLockRelease(&entry->header.lock);
@@ -230,6 +244,9 @@ still_evictable(Victim *victim)
 static void
 evict_victims(const Victim *victims, int count, bool *need_gc)
 {
+	/* test/specs/evict_reset.spec: others act between close and drop */
+	if (count > 0)
+		INJECTION_POINT("pg-stat-queries-sweep-closed", NULL);
 	for (int i = 0; i < count; i++)
 	{
 		if (!pgsq_drop_entry(victims[i].dboid, victims[i].objid))

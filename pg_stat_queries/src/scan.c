@@ -364,7 +364,14 @@ drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 	if (entry == NULL)
 		return false;
 	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	drop = filter_matches(state->filter, &entry->data);
+
+	/*
+	 * An entry closed already is the sweep's, which drops it: dropped here
+	 * too, its key could get a new entry that the sweep's drop would then
+	 * take without closing it (whoever closes an entry drops it).
+	 */
+	drop = !pgsq_text_closed(entry) &&
+		filter_matches(state->filter, &entry->data);
 	if (drop)
 		text = pgsq_close_entry(entry);
 
