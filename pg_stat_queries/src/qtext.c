@@ -25,9 +25,9 @@
  */
 #include "postgres.h"
 
+#include "guard.h"
 #include "qtext.h"
 #include "settings.h"
-#include "sharedalloc.h"
 
 #include "storage/ipc.h"
 #include "utils/dsa.h"
@@ -204,7 +204,7 @@ allocate_chunk(void *arg)
 
 /*
  * A chunk of the text area of size bytes, or InvalidDsaPointer if shared
- * memory is out; never raises an error for that (sharedalloc.c).  Also
+ * memory is out; never raises an error for that (guard.c).  Also
  * used for rare counters (rare.c).
  */
 dsa_pointer

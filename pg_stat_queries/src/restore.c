@@ -19,6 +19,7 @@
 #include "postgres.h"
 
 #include "entrycount.h"
+#include "guard.h"
 #include "legacy.h"
 #include "qtext.h"
 #include "restore.h"
@@ -429,7 +430,7 @@ static bool restore_take_over = false;
  * interrupt holdoff count an LWLock held across it relies on.
  */
 static void
-restore_claimed_file(void)
+restore_claimed_file(void *arg)
 {
 	uint32		expected = PGSQ_RESTORE_PENDING;
 	struct stat st;
@@ -475,7 +476,7 @@ pgsq_restore_saved(bool take_over)
 		pg_atomic_read_u32(&pgsq_state->restore_pending) == PGSQ_RESTORE_DONE)
 		return true;
 	restore_take_over = take_over;
-	if (!pgsq_run_guarded(restore_claimed_file,
+	if (!pgsq_run_guarded(restore_claimed_file, NULL,
 						  "restore the statistics saved at the last shutdown") &&
 		restore_claimed)
 	{
@@ -486,79 +487,3 @@ pgsq_restore_saved(bool take_over)
 	return pg_atomic_read_u32(&pgsq_state->restore_pending) == PGSQ_RESTORE_DONE;
 }
 
-/*
- * Run work outside any transaction so that an ERROR in it costs only what
- * it was doing: the error is logged (LOG: the server log only, never a
- * client not yet authenticated) naming what failed, and false is returned.  Used where PostgreSQL would turn our ERROR into
- * FATAL: a backend's start (no handler yet), and the last flush of
- * statistics at shutdown, where FATAL would skip the writing of
- * PostgreSQL's own statistics file.
- *
- * Why recovering here is safe:
- * - Callers hold no LWLock (a backend's start, or the statistics system
- *   calling its flush callbacks), so every lock held at the error is one
- *   work took: LWLockReleaseAll releases exactly those (dshash partitions,
- *   entry locks, ours), as the auxiliary processes' own error recovery does.
- * - errfinish() zeroes the interrupt holdoff counts before jumping here;
- *   they are put back as they were (at shutdown, proc_exit holds
- *   interrupts, and must keep holding them).
- * - An ERROR becomes FATAL while proc_exit runs, or where ExitOnAnyError is
- *   set (the checkpointer once it writes the shutdown checkpoint): both
- *   protect a main loop from a longjmp out of exit processing.  For the
- *   duration of work the longjmp lands in our handler, below proc_exit, so
- *   both are cleared, then put back.  A FATAL or PANIC raised by work is
- *   not caught, as before.
- * - work runs in a memory context of its own, deleted either way; the
- *   error is copied out of ErrorContext and FlushErrorState() empties it.
- *   PG_TRY puts back error_context_stack.  Files work opens it closes
- *   itself on error (restore.c, savefile.c).
- */
-bool
-pgsq_run_guarded(void (*work) (void), const char *what)
-{
-	MemoryContext caller_cxt = CurrentMemoryContext;
-	MemoryContext work_cxt;
-	uint32		holdoff = InterruptHoldoffCount;
-	uint32		cancel_holdoff = QueryCancelHoldoffCount;
-	bool		exit_inprogress = proc_exit_inprogress;
-	bool		exit_on_any_error = ExitOnAnyError;
-	volatile bool ok = true;
-
-	Assert(CritSectionCount == 0);
-	work_cxt = AllocSetContextCreate(TopMemoryContext,
-									 "pg_stat_queries persistence",
-									 ALLOCSET_DEFAULT_SIZES);
-	proc_exit_inprogress = false;
-	ExitOnAnyError = false;
-	PG_TRY();
-	{
-		MemoryContextSwitchTo(work_cxt);
-		work();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		ok = false;
-		HOLD_INTERRUPTS();
-		LWLockReleaseAll();
-		pgstat_report_wait_end();
-		MemoryContextSwitchTo(caller_cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		ereport(LOG,
-				(errcode(edata->sqlerrcode),
-				 errmsg("pg_stat_queries could not %s: %s", what,
-						edata->message),
-				 edata->detail ? errdetail_internal("%s", edata->detail) : 0));
-		FreeErrorData(edata);
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(caller_cxt);
-	MemoryContextDelete(work_cxt);
-	proc_exit_inprogress = exit_inprogress;
-	ExitOnAnyError = exit_on_any_error;
-	InterruptHoldoffCount = holdoff;
-	QueryCancelHoldoffCount = cancel_holdoff;
-	return ok;
-}

@@ -10,6 +10,5 @@
 #define PGSQ_RESTORE_H
 
 extern bool pgsq_restore_saved(bool take_over);
-extern bool pgsq_run_guarded(void (*work) (void), const char *what);
 
 #endif							/* PGSQ_RESTORE_H */

@@ -45,6 +45,7 @@
  */
 #include "postgres.h"
 
+#include "guard.h"
 #include "legacy.h"
 #include "qtext.h"
 #include "rare.h"
@@ -268,6 +269,20 @@ pgsq_savefile_at_startup(void)
 	}
 }
 
+/* pgsq_free_all_orphans, as a guarded step */
+static void
+free_orphans_step(void *arg)
+{
+	pgsq_free_all_orphans();
+}
+
+/* pgsq_savefile_write, as a guarded step */
+static void
+write_step(void *arg)
+{
+	pgsq_savefile_write();
+}
+
 /*
  * The last flush of statistics of a clean shutdown, in the process about to
  * write PostgreSQL's statistics file (the checkpointer, or a single-user
@@ -283,13 +298,12 @@ pgsq_savefile_at_shutdown(void)
 {
 	bool		restored = pgsq_restore_saved(true);
 
-	(void) pgsq_run_guarded(pgsq_free_all_orphans, "free orphaned entries");
+	(void) pgsq_run_guarded(free_orphans_step, NULL, "free orphaned entries");
 	if (!restored)
 		ereport(LOG,
 				(errmsg("pg_stat_queries keeps its statistics file \"%s\" as it is, as it could not be restored",
 						PGSQ_SAVE_FILE),
 				 errdetail("The statistics counted since the server started are not saved.")));
 	else
-		(void) pgsq_run_guarded(pgsq_savefile_write,
-								"write its statistics file");
+		(void) pgsq_run_guarded(write_step, NULL, "write its statistics file");
 }
