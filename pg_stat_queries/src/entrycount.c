@@ -9,6 +9,14 @@
  * exactly (eviction.c).  Until the first pass after startup has counted
  * what was restored, the count is "unknown": a value far above any bound.
  *
+ * Apart from that running count, which includes room reserved for entries
+ * about to be made, the number of live entries is kept exactly, for
+ * pg_stat_queries_info: an entry becomes live in one place (store.c links
+ * or revives it) and stops being live where its closer drops it (the
+ * sweep, a reset).  Reading it costs one atomic read, where counting would
+ * walk the statistics system's whole hash on every call of a view that
+ * exporters poll.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -31,6 +39,7 @@ typedef struct EntryCount
 {
 	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
 	pg_atomic_uint64 created_entries;	/* entries created so far */
+	pg_atomic_uint64 live_entries;	/* exact: live entries in the hash */
 } EntryCount;
 
 static EntryCount *counts = NULL;
@@ -69,6 +78,7 @@ pgsq_entry_count_shmem_startup(void)
 	/* entries restored from disk are counted by the first pass */
 	pg_atomic_init_u64(&counts->num_entries, PGSQ_COUNT_UNKNOWN);
 	pg_atomic_init_u64(&counts->created_entries, 0);
+	pg_atomic_init_u64(&counts->live_entries, 0);
 }
 
 /* The number of entries: approximate, or unknown (pgsq_entry_count_known) */
@@ -153,4 +163,26 @@ pgsq_entries_removed(int64 count)
 	while (!pg_atomic_compare_exchange_u64(&counts->num_entries, &old,
 										   old > (uint64) count ? old - count : 0))
 		;
+}
+
+/* An entry became live (store.c linked or revived it) */
+void
+pgsq_live_entry_added(void)
+{
+	pg_atomic_add_fetch_u64(&counts->live_entries, 1);
+}
+
+/* Live entries were dropped by the backend that closed them */
+void
+pgsq_live_entries_dropped(int64 count)
+{
+	Assert(pg_atomic_read_u64(&counts->live_entries) >= (uint64) count);
+	pg_atomic_sub_fetch_u64(&counts->live_entries, count);
+}
+
+/* The number of live entries, exactly */
+uint64
+pgsq_live_entries(void)
+{
+	return pg_atomic_read_u64(&counts->live_entries);
 }

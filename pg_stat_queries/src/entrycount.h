@@ -22,5 +22,8 @@ extern void pgsq_entry_created(uint64 objid);
 extern void pgsq_entry_restored(uint64 objid);
 extern void pgsq_entry_not_created(void);
 extern void pgsq_entries_removed(int64 count);
+extern void pgsq_live_entry_added(void);
+extern void pgsq_live_entries_dropped(int64 count);
+extern uint64 pgsq_live_entries(void);
 
 #endif							/* PGSQ_ENTRYCOUNT_H */

@@ -251,6 +251,7 @@ evict_victims(const Victim *victims, int count, bool *need_gc)
 	{
 		if (!pgsq_drop_entry(victims[i].dboid, victims[i].objid))
 			*need_gc = true;
+		pgsq_live_entries_dropped(1);
 		pgsq_text_discard(victims[i].text);
 	}
 }

@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "entrycount.h"
 #include "functions.h"
 #include "pending.h"
 #include "refs.h"
@@ -202,7 +203,7 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->dealloc));
 	values[col++] = TimestampTzGetDatum(stats_reset);
-	values[col++] = Int64GetDatum(pgsq_count_entries());
+	values[col++] = Int64GetDatum((int64) pgsq_live_entries());
 	values[col++] = Int64GetDatum(pgsq_max);
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->evicted_entries));
 	values[col] = pgsq_timestamp_or_null((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_eviction_time),

@@ -313,20 +313,6 @@ pgsq_fetch_text(const PgsqKey *key, int *len)
 	return text;
 }
 
-/* Count our entries, initialized or not, one partition at a time */
-int64
-pgsq_count_entries(void)
-{
-	dshash_seq_status hstat;
-	int64		n = 0;
-
-	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while (pgsq_scan_next_entry(&hstat) != NULL)
-		n++;
-	dshash_seq_term(&hstat);
-	return n;
-}
-
 /* Does an entry's key pass a reset filter? */
 static bool
 filter_matches(const PgsqResetFilter *filter, const PgsqEntryData *data)
@@ -379,6 +365,7 @@ drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 	if (!drop)
 		return false;
 	pgsq_text_discard(text);
+	pgsq_live_entries_dropped(1);
 	state->count++;
 	return true;
 }

@@ -70,7 +70,6 @@ extern PgsqReadSet *pgsq_read_entries(TimestampTz since, bool texts,
 extern void pgsq_read_done(PgsqReadSet *set);
 extern bool pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data);
 extern char *pgsq_fetch_text(const PgsqKey *key, int *len);
-extern int64 pgsq_count_entries(void);
 extern TimestampTz pgsq_reset_entries(const PgsqResetFilter *filter,
 									  bool minmax_only);
 

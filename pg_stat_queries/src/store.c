@@ -17,6 +17,7 @@
 #include "access/xact.h"
 #include "common/hashfn.h"
 #include "counters.h"
+#include "entrycount.h"
 #include "guard.h"
 #include "lib/dshash.h"
 #include "qtext.h"
@@ -283,6 +284,7 @@ insert_entry(void *arg)
 	if (revived)
 		LWLockRelease(&entry->header.lock);
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	pgsq_live_entry_added();
 	ins->result = CREATE_DONE;
 }
 
