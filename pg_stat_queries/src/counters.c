@@ -17,10 +17,9 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "counters.h"
-#include "qtext.h"
-#include "rare.h"
 #include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
 
 /* Add one timing observation to a phase's summary (Welford's method) */
 static void

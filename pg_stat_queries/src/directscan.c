@@ -17,11 +17,6 @@
  */
 #include "postgres.h"
 
-#include "directscan.h"
-#include "functions.h"
-#include "rows.h"
-#include "settings.h"
-
 #include "access/htup_details.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_language.h"
@@ -35,14 +30,16 @@
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
-#include "optimizer/planmain.h"
 #include "optimizer/paths.h"
+#include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+
+#include "pg_stat_queries.h"
 
 #define PGSQ_DIRECT_SCAN_NAME "pg_stat_queries"
 

@@ -16,18 +16,12 @@
  */
 #include "postgres.h"
 
-#include "entrycount.h"
-#include "eviction.h"
-#include "usage.h"
-#include "ring.h"
-#include "qtext.h"
-#include "settings.h"
-#include "store.h"
-
 #include "access/xact.h"
 #include "storage/shmem.h"
 #include "utils/injection_point.h"
 #include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
 
 /* Sweep from this fill level of max, in percent ... */
 #define PGSQ_SWEEP_START_PCT 95

@@ -49,8 +49,6 @@
  */
 #include "postgres.h"
 
-#include "guard.h"
-
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -58,6 +56,8 @@
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
+
+#include "pg_stat_queries.h"
 
 /* Log failed allocations at most this often per backend */
 #define PGSQ_ALLOC_LOG_INTERVAL_MS 10000

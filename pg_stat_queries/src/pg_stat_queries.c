@@ -20,28 +20,20 @@
  */
 #include "postgres.h"
 
-#include "directscan.h"
-#include "eviction.h"
-#include "failures.h"
 #include "fmgr.h"
-#include "histogram.h"
-#include "hooks.h"
-#include "legacy.h"
 #include "miscadmin.h"
 #include "nodes/queryjumble.h"
-#include "pending.h"
-#include "qtext.h"
-#include "refs.h"
-#include "restore.h"
-#include "savefile.h"
-#include "settings.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
-#include "store.h"
 #include "utils/timestamp.h"
 
+#include "pg_stat_queries.h"
+
 PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
+
+/* Our fixed shared state (pg_stat_queries.h), with the text area's first segment */
+PgsqSharedState *pgsq_state = NULL;
 
 
 /*

@@ -45,24 +45,15 @@
  */
 #include "postgres.h"
 
-#include "guard.h"
-#include "legacy.h"
-#include "qtext.h"
-#include "rare.h"
-#include "restore.h"
-#include "savefile.h"
-#include "saveformat.h"
-#include "settings.h"
-#include "store.h"
-
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "lib/dshash.h"
 #include "pgstat.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
 #include "utils/injection_point.h"
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pg_stat_queries.h"
 
 /* A file being written, with the CRC of what was written so far */
 typedef struct SaveWriter

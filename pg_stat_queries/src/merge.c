@@ -1,8 +1,29 @@
 /*-------------------------------------------------------------------------
  *
- * refs.c
- *		This backend's references to shared entries, and what it remembers
- *		to find them without a lookup.
+ * merge.c
+ *		Merge: where this backend's counts meet their shared entries.
+ *
+ * This backend's references to shared entries, the memo and filters that
+ * find them without a lookup, the creation of a missing entry within the
+ * bound (create-first), and the fresh entry parse analysis made, whose first
+ * execution is merged at once.  The pending table (pending.c) merges through
+ * them; the entries themselves are entries.c's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "lib/dshash.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
+
+
+/*-------------------------------------------------------------------------
+ * This backend's references to shared entries, and what it remembers
+ * to find them without a lookup.
  *
  * Backends keep a local cache of references to entries (the statistics
  * system's), so looking up a known statement takes no lock and writes no
@@ -12,23 +33,8 @@
  * at parse analysis (its first execution is merged at once), and the
  * statements known to have no entry while the table is at its bound.  A
  * missing entry is created here, within the bound eviction.c keeps.
- *
  *-------------------------------------------------------------------------
  */
-#include "postgres.h"
-
-#include "access/xact.h"
-#include "counters.h"
-#include "entrycount.h"
-#include "eviction.h"
-#include "usage.h"
-#include "lib/dshash.h"
-#include "qtext.h"
-#include "rare.h"
-#include "refs.h"
-#include "store.h"
-#include "utils/memutils.h"
-#include "utils/timestamp.h"
 
 /*
  * Executions this backend refused since it last added them to the shared
