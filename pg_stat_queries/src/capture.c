@@ -123,7 +123,7 @@ current_key(int64 queryid)
 
 /*
  * Note that the statement running at this nesting level ended in the error
- * being thrown (from a PG_CATCH block; failures.c counts it later).  A
+ * being thrown (from a PG_CATCH block; pending.c counts it later).  A
  * top-level statement is its session user's: an error thrown from inside a
  * SECURITY DEFINER function leaves that function's owner as the current
  * user until the transaction aborts.
@@ -140,7 +140,7 @@ note_failure(int64 queryid, const char *source, int location, int len,
 
 /*
  * Give a referenced entry its text when it has none yet.  A text given to
- * an entry that is being dropped meanwhile is refused, and freed (qtext.c).
+ * an entry that is being dropped meanwhile is refused, and freed (textarea.c).
  */
 static void
 ensure_text(PgsqSharedEntry *entry, const PgsqKey *key,
@@ -198,7 +198,7 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 	 * A statement with constants gets its entry here if it has none, with the
 	 * text normalized from the constants' locations, as pg_stat_statements
 	 * does.  The text of a statement that has an entry is seen to when it
-	 * ends, once per batch of counts, normalized from what inflight.c keeps.
+	 * ends, once per batch of counts, normalized from what texts.c keeps.
 	 */
 	{
 		PgsqKey		key = current_key(query->queryId);
@@ -313,7 +313,7 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
  * error frame, or, for a top-level statement, which has none of ours, the
  * error report (pgsq_emit_log).  A failure caught below those (by a
  * PL/pgSQL exception block) is not seen: the subtransaction's abort forgets
- * it (measure.c).
+ * it (pgsq_measure_init).
  */
 static void
 note_start_failure(int level)

@@ -10,7 +10,7 @@
  * mean and variance as one pass over every observation.
  *
  * Execution times also go to the latency histogram (histogram.c); rare
- * counters go to their own chunk beside the entry (rare.c).
+ * counters go to their own chunk beside the entry (textarea.c).
  *
  *-------------------------------------------------------------------------
  */

@@ -8,7 +8,7 @@
  * it apart again to send it.  When a query reads pg_stat_queries(), the
  * drop-in's pg_stat_statements() or pg_stat_queries_changed() in FROM (as
  * their views do), the planner is given a custom scan in place of the
- * function scan: it reads the entries as the function does (rows.c) and
+ * function scan: it reads the entries as the function does (functions.c) and
  * returns each row as values made from the copies, only for the columns
  * the query uses.  The rows, their values and the privilege checks are the
  * function's; pg_stat_queries.direct_scan = off restores the function scan.

@@ -30,7 +30,7 @@
  * (pgstat_register_kind): they live in its partitioned shared hash, each
  * with an LWLock in its header.  This file knows how an entry is keyed,
  * found, created without a reference, started and dropped; this backend's
- * references to entries are in refs.c.  See docs/design.md for the design
+ * references to entries are in merge.c.  See docs/design.md for the design
  * and the locking rules.
  *-------------------------------------------------------------------------
  */
@@ -405,7 +405,7 @@ create_referenced(Oid dboid, uint64 objid, bool *created)
 
 /*
  * Close an entry to be dropped, its lock held exclusively: free its rare
- * counters, and take its text (which closes it to texts, see qtext.h) for
+ * counters, and take its text (which closes it to texts, see pg_stat_queries.h) for
  * the caller to discard once the lock is released.
  */
 dsa_pointer
@@ -417,7 +417,7 @@ pgsq_close_entry(PgsqSharedEntry *entry)
 
 /*
  * Entries this backend dropped so far, its own references to them released:
- * a reference remembered before is stale once this count moved (refs.c).
+ * a reference remembered before is stale once this count moved (merge.c).
  */
 uint64		pgsq_local_drops = 0;
 
@@ -638,8 +638,8 @@ pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
  *
  * Apart from that running count, which includes room reserved for entries
  * about to be made, the number of live entries is kept exactly, for
- * pg_stat_queries_info: an entry becomes live in one place (store.c links
- * or revives it) and stops being live where its closer drops it (the
+ * pg_stat_queries_info: an entry becomes live in one place (the entry's
+ * linking or revival above) and stops being live where its closer drops it (the
  * sweep, a reset).  Reading it costs one atomic read, where counting would
  * walk the statistics system's whole hash on every call of a view that
  * exporters poll.
@@ -783,7 +783,7 @@ pgsq_entries_removed(int64 count)
 		;
 }
 
-/* An entry became live (store.c linked or revived it) */
+/* An entry became live (linked or revived, above) */
 void
 pgsq_live_entry_added(void)
 {

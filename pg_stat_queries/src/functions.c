@@ -450,13 +450,13 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
  *
  * pg_stat_queries(), pg_stat_queries_changed() and the drop-in's
  * pg_stat_statements() return the same rows, whether through their
- * functions (functions.c) or through the custom scan that reads them
+ * functions (below) or through the custom scan that reads them
  * directly (directscan.c): which columns a row type has, which entries
  * have a row, who may see which query ID and text, and the values.
  *-------------------------------------------------------------------------
  */
 
-/* The other row types' numbers of columns (see rows.h) */
+/* The other row types' numbers of columns (see pg_stat_queries.h) */
 #define PGSQ_STATS_COLS_1_2 58
 #define PGSQ_STATS_COLS_1_1 56
 #define PGSQ_STATS_COLS_1_0 53
@@ -558,7 +558,7 @@ wanted(const PgsqRowReader *reader, int col)
  * after since (all for 0), texts stored at or after it; a text stored
  * before goes to a collector anyway when the entry itself is newer:
  * unmerged entries are not shown, so the collector's previous read cannot
- * have had it (scan.c).
+ * have had it (pgsq_read_entries).
  */
 PgsqReadSet *
 pgsq_read_rows(const PgsqRowReader *reader, TimestampTz since)

@@ -42,7 +42,7 @@
  *	- the statistics system's local cache: an entry reference left without
  *	  a shared entry is treated as missing by its next lookup.
  *	- nothing half-built in the areas or the hash: each fails before it
- *	  links what it was allocating (store.c links our entries itself for
+ *	  links what it was allocating (entries.c links our entries itself for
  *	  that reason).  Files are closed by the code that opened them.
  *
  *-------------------------------------------------------------------------

@@ -34,7 +34,7 @@
  * the shared entries in batches: when the backend goes idle, about once a
  * second inside a long transaction, before it reads the view or resets, and
  * at exit.  Counts of a statement whose entry eviction dropped while this
- * backend referenced it are parked (parked.c) until the reference is
+ * backend referenced it are parked (below) until the reference is
  * collected.
  * docs/design.md ("Pending counters and flushing", "References to evicted
  * entries") has the details.
@@ -68,7 +68,7 @@
  *
  * Each statement keeps its entry, which this backend's reference keeps
  * allocated, and uses it while the generation of references it was found
- * in is current (refs.c): the statistics system may free a reference that
+ * in is current (merge.c): the statistics system may free a reference that
  * has no pending data of its own, but only in a way that moves that
  * generation.  An entry from an older generation is looked up again
  * before it is used; one closed to texts is being dropped.  Counts are for
@@ -133,7 +133,7 @@ static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
 
 /*
  * The reference generation of a statement whose counts a flush has merged:
- * never current (refs.c skips it), so an execution of the statement takes
+ * never current (merge.c skips it), so an execution of the statement takes
  * the slow way, to rebind_pending.
  */
 #define MERGED_GENERATION 0
@@ -151,7 +151,7 @@ static int	busy_executions = 0;	/* since the clock was last read */
 /*
  * The stats_since of a referenced entry, which tells its lives apart; read
  * without its lock, as it is set once per life.  Zero for an entry another
- * backend has created but not yet started (store.c): unknown, then.
+ * backend has created but not yet started (entries.c): unknown, then.
  */
 static inline TimestampTz
 entry_since(PgsqSharedEntry *entry)
@@ -338,7 +338,7 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
  * *check_text_out says whether the caller should see to the referenced
  * entry's text.  Once per batch of pending counts is enough: an entry left
  * without text because the executed text contains literals (see
- * textsource.c) would otherwise have that text scanned again on every
+ * texts.c) would otherwise have that text scanned again on every
  * execution.
  */
 PgsqSharedEntry *
@@ -449,8 +449,9 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 /*
  * Count executions of a statement that ended in an error (count of them,
  * ms in all, the latest's SQLSTATE and time), at a safe point after them
- * (failures.c): straight into the statement's entry, found or created with
- * its text from src, or parked if this backend's reference to it is stale.
+ * (pgsq_failures_count): straight into the statement's entry, found or
+ * created with its text from src, or parked if this backend's reference
+ * to it is stale.
  * Failures are rare, so they skip the pending table; a full table refuses
  * them as it refuses executions.
  */
@@ -673,7 +674,7 @@ pgsq_maybe_flush_busy(void)
 
 /*
  * Counts of a statement whose entry reference is stale, kept aside, with
- * the text for the entry they will go to (qtext.c; it counts in
+ * the text for the entry they will go to (textarea.c; it counts in
  * query_text_bytes meanwhile).
  */
 typedef struct ParkedCounters
@@ -688,7 +689,7 @@ typedef struct ParkedCounters
 static HTAB *parked = NULL;
 static TimestampTz first_parked = 0;
 
-/* Something is parked: read on every statement's end (parked.h) */
+/* Something is parked: read on every statement's end (pg_stat_queries.h) */
 bool		pgsq_any_parked = false;
 
 static void unpark_at_exit(int code, Datum arg);
@@ -820,7 +821,7 @@ pgsq_unpark_if_waited(void)
  * through our hooks, counted later at a safe point.
  *
  * Our planner, executor and utility hooks catch an error on its way up
- * (hooks.c), note the statement, its time until then and the error's
+ * (capture.c), note the statement, its time until then and the error's
  * SQLSTATE here, and throw it on (one note per statement, counting its
  * failures, so memory grows with the statements that fail, not with their
  * failures).  Nothing else is done there: the error

@@ -55,7 +55,7 @@
 
 /*
  * A backend asks all others to collect stale references at most this often
- * (refs.c), and so does the sweep unless a pass ends sooner (eviction.c);
+ * (merge.c), and so does the sweep unless a pass ends sooner (eviction.c);
  * counts kept aside meanwhile are set into their entries after about this
  * long (pending.c).
  */
@@ -114,7 +114,7 @@ typedef struct PgsqTiming
  * Counters that most executions leave at zero (blocks other than shared
  * hits, I/O times, WAL, JIT, parallel workers).  A shared entry keeps them
  * apart, in a chunk of their own allocated when a statement first has any
- * (rare.c), so that the entry stays small: with many statements, entries
+ * (textarea.c), so that the entry stays small: with many statements, entries
  * packed more closely spread over more of the CPU cache's sets.
  */
 typedef struct PgsqRareCounters
@@ -153,7 +153,7 @@ typedef struct PgsqRareCounters
 	int64		parallel_workers_launched;
 	int64		generic_plan_calls; /* executions of a cached generic plan */
 	int64		custom_plan_calls;	/* of a cached custom plan */
-	/* executions that ended in an error (failures.c) */
+	/* executions that ended in an error (pending.c) */
 	int64		failed_calls;
 	double		failed_exec_time;	/* ms they ran before failing */
 	TimestampTz last_failed_at; /* when the latest was counted */
@@ -254,11 +254,11 @@ typedef struct PgsqSharedEntry
 	pg_atomic_uint32 usage;		/* clock-sweep usage count (eviction.c) */
 	pg_atomic_uint32 swept_pass;	/* last sweep pass that visited it */
 	PgsqEntryData data;
-	dsa_pointer text;			/* the query text in qtext.c's area, under the
+	dsa_pointer text;			/* the query text in textarea.c's area, under the
 								 * entry lock; last, as merges never read it */
 	dsa_pointer rare;			/* PgsqRareCounters in the same area, or
 								 * InvalidDsaPointer while all are zero
-								 * (rare.c); under the entry lock */
+								 * (textarea.c); under the entry lock */
 } PgsqSharedEntry;
 
 /* Where the restore of the saved statistics stands (restore.c) */
@@ -297,13 +297,13 @@ typedef struct PgsqSharedState
 	int			text_tranche_id;
 	dsa_pointer loaded_texts;	/* texts read at startup, until the first
 								 * client backend gives them to their entries
-								 * (qtext.c); under lock */
+								 * (textarea.c); under lock */
 	char		text_dsa_place[FLEXIBLE_ARRAY_MEMBER];	/* in-place DSA */
 } PgsqSharedState;
 
 /*
- * Our fixed shared state, set up by pg_stat_queries.c; defined in qtext.c,
- * the lowest module that uses it (its text area lives inside it).
+ * Our fixed shared state, defined and set up by pg_stat_queries.c; the text
+ * area (textarea.c) lives inside it.
  */
 extern PgsqSharedState *pgsq_state;
 
@@ -608,7 +608,7 @@ extern void pgsq_maybe_sweep(bool nested);
  */
 
 /*
- * Where a statement's text comes from, filled in by hooks.c and passed
+ * Where a statement's text comes from, filled in by capture.c and passed
  * down to where an entry may be created, so that the text is made only
  * when one is.
  */
@@ -663,7 +663,7 @@ extern void pgsq_flush_refused(void);
 extern void pgsq_refs_reserve_memory(void);
 
 /*
- * The generation of references now (refs.c): advanced first if references
+ * The generation of references now (merge.c): advanced first if references
  * may have been freed since the current one began.  A reference found by a
  * lookup made after this call may be used for as long as it returns the
  * same generation; pending.c keeps references of its own by this rule.
@@ -761,7 +761,7 @@ extern void pgsq_query_add(int slot, const QueryDesc *query,
 extern const PgsqUsage *pgsq_query_ended(const QueryDesc *query);
 
 /*
- * The statement inside ExecutorStart (hooks.c), left set if that throws;
+ * The statement inside ExecutorStart (capture.c), left set if that throws;
  * the transaction's or subtransaction's abort clears it.
  */
 extern PGDLLIMPORT QueryDesc *pgsq_starting_query;
@@ -919,7 +919,7 @@ typedef struct PgsqEntryCopy
 	const char *query;			/* text, NUL-terminated; NULL if none or not
 								 * wanted */
 	const text *query_text;		/* the same as a text datum */
-	int			rare_at;		/* scan.c's: where the copies are kept */
+	int			rare_at;		/* functions.c's: where the copies are kept */
 	int64		text_at;
 	int			text_len;
 	int			encoding;
@@ -928,7 +928,7 @@ typedef struct PgsqEntryCopy
 
 /*
  * The copies of one read (pgsq_read_entries), valid until pgsq_read_done;
- * the rest is scan.c's
+ * the rest is functions.c's
  */
 typedef struct PgsqReadSet
 {
@@ -1023,7 +1023,7 @@ extern void pgsq_install_direct_scan(void);
  */
 
 /*
- * The format of our saved statistics file (saveformat.c): what a
+ * The format of our saved statistics file (restore.c): what a
  * row holds and the named columns it is saved under.
  *
  * savefile.c writes the file, restore.c reads it; the format is described
@@ -1037,7 +1037,7 @@ extern void pgsq_install_direct_scan(void);
 
 /*
  * Format version of the files this build writes, and the oldest reader's
- * version that understands them.  Format 3 was 1.1's text file (legacy.c);
+ * version that understands them.  Format 3 was 1.1's text file (restore.c);
  * 4 is the first of this file; 5 added generic_plan_calls and
  * custom_plan_calls; 6 replaced the histogram of three buckets per doubling
  * (exec_hist.log3, still read and converted) with one of eighteen, and
@@ -1102,7 +1102,7 @@ typedef struct SaveFileTrailer
 	uint64		entries;
 } SaveFileTrailer;
 
-/* The columns of a statement and of the info row (saveformat.c) */
+/* The columns of a statement and of the info row (restore.c) */
 extern const SavedColumn pgsq_entry_columns[];
 extern const int pgsq_entry_column_count;
 extern const SavedColumn pgsq_entry_old_columns[];

@@ -29,7 +29,7 @@
 /*-------------------------------------------------------------------------
  * The named columns our saved statistics file is written with.
  *
- * A column is a field of SavedEntry or SavedInfo (saveformat.h), saved
+ * A column is a field of SavedEntry or SavedInfo (pg_stat_queries.h), saved
  * under a name that never changes: adding a counter is adding a column
  * here (and bumping PGSQ_SAVE_FORMAT); a field whose meaning changes gets
  * a new name.
@@ -114,7 +114,7 @@ const SavedColumn pgsq_entry_columns[] = {
 
 /*
  * Columns older formats wrote and this build reads but no longer writes:
- * restore.c converts them.
+ * the restore (below) converts them.
  */
 const SavedColumn pgsq_entry_old_columns[] = {
 	/* 43 buckets, three per doubling, until format 5 */
@@ -145,8 +145,8 @@ const int	pgsq_entry_old_column_count = lengthof(pgsq_entry_old_columns);
  * attempt that fails with an error leaves the file and the flag for the
  * next backend, which goes on after the statements already restored: none
  * is restored twice (restore_done).  Entries version 1.1 left in
- * PostgreSQL's statistics file are converted (legacy.c); our own file
- * (savefile.c writes it, saveformat.h describes it) is checked whole --
+ * PostgreSQL's statistics file are converted (below, from 1.1); our own file
+ * (savefile.c writes it, pg_stat_queries.h describes it) is checked whole --
  * header, versions, CRC -- before anything of it is used, then each column
  * this build knows is copied into its entry.  A file not understood is
  * ignored with one LOG line naming the file and the reason.
@@ -612,7 +612,7 @@ pgsq_restore_saved(bool take_over)
  * whole file -- every table's and database's statistics -- when a kind is
  * unknown or a size is wrong.  So the old kind stays registered with 1.1's
  * entry size, never written again; the first client backend converts the
- * entries PostgreSQL read for it into ours (savefile.c calls this module),
+ * entries PostgreSQL read for it into ours (savefile.c calls this part),
  * drops them, and then gives them the texts and rare counters of the old
  * text file.
  *

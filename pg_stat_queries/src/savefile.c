@@ -13,10 +13,10 @@
  * pg_stat/pg_stat_queries.stat: a temporary file, fsync, rename.  An error
  * there is caught and logged: it costs our file, never PostgreSQL's.  The
  * first client backend (or the checkpointer, should none come before the
- * next shutdown) restores it, converts what version 1.1 left (legacy.c),
+ * next shutdown) restores it, converts what version 1.1 left (restore.c),
  * and removes it.
  *
- * restore.c reads it back; saveformat.h and saveformat.c define what it
+ * restore.c reads it back; pg_stat_queries.h and restore.c define what it
  * holds.  The file describes itself, so that any build reads what any
  * other wrote:
  *
@@ -278,7 +278,7 @@ write_step(void *arg)
  * The last flush of statistics of a clean shutdown, in the process about to
  * write PostgreSQL's statistics file (the checkpointer, or a single-user
  * backend): restore what no backend came to restore, free orphaned entries
- * (store.c; PostgreSQL's file must not see them), write our file.  Each
+ * (entries.c; PostgreSQL's file must not see them), write our file.  Each
  * step runs guarded (pgsq_run_guarded): an error is logged and costs at
  * most our file, never PostgreSQL's, which is written right after.  If the
  * saved statistics could not be restored, their file is left as it is:

@@ -212,7 +212,7 @@ allocate_chunk(void *arg)
 /*
  * A chunk of the text area of size bytes, or InvalidDsaPointer if shared
  * memory is out; never raises an error for that (guard.c).  Also
- * used for rare counters (rare.c).
+ * used for rare counters (below).
  */
 dsa_pointer
 pgsq_text_area_alloc(Size size)
@@ -450,7 +450,7 @@ pgsq_text_set_stored_at(dsa_pointer text, TimestampTz stored_at)
  * A shared entry holds the counters nearly every execution changes; the
  * others (PgsqRareCounters: blocks other than shared hits, I/O times, WAL,
  * JIT, parallel workers) live in a chunk of their own in the text area
- * (qtext.c), which the entry points to.  The chunk is allocated when a
+ * (above), which the entry points to.  The chunk is allocated when a
  * statement first has such counts -- a read-only statement served from
  * shared buffers never needs one -- and freed when the entry is closed to
  * be dropped.  Keeping them out makes the entry small enough for the

@@ -26,7 +26,7 @@
  * pgsq_normalize (normalize.c), which replaces each constant parse analysis
  * located, and each literal it did not, by a placeholder.  At parse
  * analysis the locations are at hand.  When a statement ends, they are
- * what parse analysis left for it (inflight.c); failing that, the text
+ * what parse analysis left for it (below); failing that, the text
  * stored for the same statement at the other nesting level is taken, already
  * normalized, and failing both the statement's literals are replaced
  * without locations (a negative number then shows as -$1, a boolean as
@@ -57,7 +57,7 @@ prepare_normalized(char *norm, int len, int encoding)
 }
 
 /*
- * A chunk (qtext.c) holding the text to store for a statement, or
+ * A chunk (textarea.c) holding the text to store for a statement, or
  * InvalidDsaPointer if it cannot be stored: it cannot be made literal-free,
  * or there is no room.  The caller gives it to the statement's entry, or
  * discards it.
@@ -114,7 +114,7 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 }
 
 /*
- * A chunk holding a text read back from a saved file (restore.c, legacy.c),
+ * A chunk holding a text read back from a saved file (restore.c, restore.c),
  * or InvalidDsaPointer.  Files written before texts were made literal-free
  * whatever the statement (format 6 and older, version 1.1's) may hold a
  * utility statement's values as typed: their texts are normalized now,
