@@ -627,6 +627,7 @@ extern dsa_pointer pgsq_statement_text(const PgsqKey *key,
 									   const PgsqTextSource *src);
 extern dsa_pointer pgsq_saved_text(const char *text, int len, int encoding,
 								   bool literal_free);
+extern char *pgsq_fetch_text(const PgsqKey *key, int *len);
 
 extern void pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 								   int location, int stmt_len,
@@ -945,7 +946,6 @@ extern PgsqReadSet *pgsq_read_entries(TimestampTz since, bool texts,
 									  Oid text_user, bool percentiles);
 extern void pgsq_read_done(PgsqReadSet *set);
 extern bool pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data);
-extern char *pgsq_fetch_text(const PgsqKey *key, int *len);
 extern TimestampTz pgsq_reset_entries(const PgsqResetFilter *filter,
 									  bool minmax_only);
 
