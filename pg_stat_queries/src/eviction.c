@@ -52,8 +52,8 @@ typedef struct Victim
 	uint64		objid;
 	PgsqKey		key;
 	TimestampTz stats_since;	/* tells a later entry of the key apart */
-	dsa_pointer text;			/* taken from the entry (textarea.c) when it was
-								 * found to be evicted now */
+	dsa_pointer text;			/* taken from the entry (textarea.c) when it
+								 * was found to be evicted now */
 } Victim;
 
 /*

@@ -254,8 +254,9 @@ typedef struct PgsqSharedEntry
 	pg_atomic_uint32 usage;		/* clock-sweep usage count (eviction.c) */
 	pg_atomic_uint32 swept_pass;	/* last sweep pass that visited it */
 	PgsqEntryData data;
-	dsa_pointer text;			/* the query text in textarea.c's area, under the
-								 * entry lock; last, as merges never read it */
+	dsa_pointer text;			/* the query text in textarea.c's area, under
+								 * the entry lock; last, as merges never read
+								 * it */
 	dsa_pointer rare;			/* PgsqRareCounters in the same area, or
 								 * InvalidDsaPointer while all are zero
 								 * (textarea.c); under the entry lock */
