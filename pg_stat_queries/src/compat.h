@@ -28,7 +28,7 @@
  * statistics system's file (savefile.c writes them to a file of ours).
  * PGSQ_LEGACY_STATS_KIND is the kind version 1.1 of the library wrote into
  * that file: it stays registered, with that version's entry size, so that
- * PostgreSQL can still read a file that holds such entries; legacy.c
+ * PostgreSQL can still read a file that holds such entries; restore.c
  * converts them to our entries once and drops them.
  */
 #ifndef PGSQ_STATS_KIND

@@ -10,17 +10,16 @@
  * mean and variance as one pass over every observation.
  *
  * Execution times also go to the latency histogram (histogram.c); rare
- * counters go to their own chunk beside the entry (rare.c).
+ * counters go to their own chunk beside the entry (textarea.c).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "counters.h"
-#include "qtext.h"
-#include "rare.h"
 #include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
 
 /* Add one timing observation to a phase's summary (Welford's method) */
 static void

@@ -8,7 +8,7 @@
  * it apart again to send it.  When a query reads pg_stat_queries(), the
  * drop-in's pg_stat_statements() or pg_stat_queries_changed() in FROM (as
  * their views do), the planner is given a custom scan in place of the
- * function scan: it reads the entries as the function does (rows.c) and
+ * function scan: it reads the entries as the function does (functions.c) and
  * returns each row as values made from the copies, only for the columns
  * the query uses.  The rows, their values and the privilege checks are the
  * function's; pg_stat_queries.direct_scan = off restores the function scan.
@@ -16,11 +16,6 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include "directscan.h"
-#include "functions.h"
-#include "rows.h"
-#include "settings.h"
 
 #include "access/htup_details.h"
 #include "catalog/objectaccess.h"
@@ -35,14 +30,16 @@
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
-#include "optimizer/planmain.h"
 #include "optimizer/paths.h"
+#include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+
+#include "pg_stat_queries.h"
 
 #define PGSQ_DIRECT_SCAN_NAME "pg_stat_queries"
 

@@ -16,18 +16,12 @@
  */
 #include "postgres.h"
 
-#include "entrycount.h"
-#include "eviction.h"
-#include "usage.h"
-#include "ring.h"
-#include "qtext.h"
-#include "settings.h"
-#include "store.h"
-
 #include "access/xact.h"
 #include "storage/shmem.h"
 #include "utils/injection_point.h"
 #include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
 
 /* Sweep from this fill level of max, in percent ... */
 #define PGSQ_SWEEP_START_PCT 95
@@ -58,8 +52,8 @@ typedef struct Victim
 	uint64		objid;
 	PgsqKey		key;
 	TimestampTz stats_since;	/* tells a later entry of the key apart */
-	dsa_pointer text;			/* taken from the entry (qtext.c) when it was
-								 * found to be evicted now */
+	dsa_pointer text;			/* taken from the entry (textarea.c) when it
+								 * was found to be evicted now */
 } Victim;
 
 /*

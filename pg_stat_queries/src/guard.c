@@ -42,14 +42,12 @@
  *	- the statistics system's local cache: an entry reference left without
  *	  a shared entry is treated as missing by its next lookup.
  *	- nothing half-built in the areas or the hash: each fails before it
- *	  links what it was allocating (store.c links our entries itself for
+ *	  links what it was allocating (entries.c links our entries itself for
  *	  that reason).  Files are closed by the code that opened them.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include "guard.h"
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -58,6 +56,8 @@
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
+
+#include "pg_stat_queries.h"
 
 /* Log failed allocations at most this often per backend */
 #define PGSQ_ALLOC_LOG_INTERVAL_MS 10000

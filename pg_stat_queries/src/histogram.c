@@ -25,7 +25,7 @@
 /*
  * Where each bucket of a doubling starts, in 1024ths of the mantissa: the
  * nearest to 1024 * (2^(j/18) - 1).  Never change these without renaming
- * the saved histogram column (saveformat.c): they are the buckets' meaning.
+ * the saved histogram column (restore.c): they are the buckets' meaning.
  */
 static const uint16 pgsq_hist_splits[PGSQ_HIST_PER_OCTAVE + 1] = {
 	0, 40, 82, 125, 171, 217, 266, 317, 369, 424, 481, 540, 601, 665, 732,

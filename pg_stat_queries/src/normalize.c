@@ -22,12 +22,11 @@
  */
 #include "postgres.h"
 
-#include "compat.h"
-#include "normalize.h"
-
 #include "common/int.h"
 #include "lib/stringinfo.h"
 #include "parser/scanner.h"
+
+#include "pg_stat_queries.h"
 
 /* One stretch of the statement to be replaced by a placeholder */
 typedef struct Replacement

@@ -1,39 +1,45 @@
 /*-------------------------------------------------------------------------
  *
  * pending.c
- *		Backend-local pending counters and their flush into the shared store.
+ *		Pending: counts kept in this backend until they are merged.
+ *
+ * The second stage.  Every count -- an execution, a count kept aside while
+ * a reference is stale (parked), an execution that ended in an error -- is
+ * kept in backend-local memory and merged into the shared entries in
+ * batches; finding or creating those entries is merge.c's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "executor/instrument.h"
+#include "jit/jit.h"
+#include "nodes/queryjumble.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "utils/hsearch.h"
+#include "utils/injection_point.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
+
+
+/*-------------------------------------------------------------------------
+ * Backend-local pending counters and their flush into the shared store.
  *
  * Every execution adds to this backend's pending counts for the statement,
  * in a table of its own in local memory, and pending counts are merged into
  * the shared entries in batches: when the backend goes idle, about once a
  * second inside a long transaction, before it reads the view or resets, and
  * at exit.  Counts of a statement whose entry eviction dropped while this
- * backend referenced it are parked (parked.c) until the reference is
+ * backend referenced it are parked (below) until the reference is
  * collected.
  * docs/design.md ("Pending counters and flushing", "References to evicted
  * entries") has the details.
- *
  *-------------------------------------------------------------------------
  */
-#include "postgres.h"
-
-#include "counters.h"
-#include "eviction.h"
-#include "usage.h"
-#include "parked.h"
-#include "pending.h"
-#include "qtext.h"
-#include "refs.h"
-#include "store.h"
-
-#include "executor/instrument.h"
-#include "jit/jit.h"
-#include "utils/injection_point.h"
-#include "utils/memutils.h"
-#include "access/xact.h"
-#include "storage/ipc.h"
-#include "utils/hsearch.h"
-#include "utils/timestamp.h"
 
 /* How often a busy backend merges its counters, in milliseconds */
 #define PGSQ_BUSY_FLUSH_INTERVAL_MS 1000
@@ -62,7 +68,7 @@
  *
  * Each statement keeps its entry, which this backend's reference keeps
  * allocated, and uses it while the generation of references it was found
- * in is current (refs.c): the statistics system may free a reference that
+ * in is current (merge.c): the statistics system may free a reference that
  * has no pending data of its own, but only in a way that moves that
  * generation.  An entry from an older generation is looked up again
  * before it is used; one closed to texts is being dropped.  Counts are for
@@ -127,7 +133,7 @@ static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
 
 /*
  * The reference generation of a statement whose counts a flush has merged:
- * never current (refs.c skips it), so an execution of the statement takes
+ * never current (merge.c skips it), so an execution of the statement takes
  * the slow way, to rebind_pending.
  */
 #define MERGED_GENERATION 0
@@ -145,7 +151,7 @@ static int	busy_executions = 0;	/* since the clock was last read */
 /*
  * The stats_since of a referenced entry, which tells its lives apart; read
  * without its lock, as it is set once per life.  Zero for an entry another
- * backend has created but not yet started (store.c): unknown, then.
+ * backend has created but not yet started (entries.c): unknown, then.
  */
 static inline TimestampTz
 entry_since(PgsqSharedEntry *entry)
@@ -332,7 +338,7 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
  * *check_text_out says whether the caller should see to the referenced
  * entry's text.  Once per batch of pending counts is enough: an entry left
  * without text because the executed text contains literals (see
- * textsource.c) would otherwise have that text scanned again on every
+ * texts.c) would otherwise have that text scanned again on every
  * execution.
  */
 PgsqSharedEntry *
@@ -443,8 +449,9 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 /*
  * Count executions of a statement that ended in an error (count of them,
  * ms in all, the latest's SQLSTATE and time), at a safe point after them
- * (failures.c): straight into the statement's entry, found or created with
- * its text from src, or parked if this backend's reference to it is stale.
+ * (pgsq_failures_count): straight into the statement's entry, found or
+ * created with its text from src, or parked if this backend's reference
+ * to it is stale.
  * Failures are rare, so they skip the pending table; a full table refuses
  * them as it refuses executions.
  */
@@ -648,4 +655,422 @@ pgsq_maybe_flush_busy(void)
 	if (TimestampDifferenceExceeds(last_flush, now,
 								   PGSQ_BUSY_FLUSH_INTERVAL_MS))
 		(void) pgsq_flush_pending(true);
+}
+
+
+/*-------------------------------------------------------------------------
+ * Counts kept aside while this backend's reference to their entry is
+ * stale.
+ *
+ * When eviction drops an entry this backend still references, the
+ * reference stays until the statistics system collects it; counts of that
+ * statement meanwhile cannot go to the old entry, nor to a new one through
+ * it.  They are parked here, with the text for the entry they will go to,
+ * and set into their entries (found or created) once the references were
+ * collected: after a while, before a read of the view, and at exit.  Counts
+ * parked before a reset that dropped entries go with it.
+ *-------------------------------------------------------------------------
+ */
+
+/*
+ * Counts of a statement whose entry reference is stale, kept aside, with
+ * the text for the entry they will go to (textarea.c; it counts in
+ * query_text_bytes meanwhile).
+ */
+typedef struct ParkedCounters
+{
+	PgsqKey		key;			/* hash key */
+	PgsqCounters counters;
+	uint64		reset_count;	/* pgsq_state->reset_count when parked */
+	dsa_pointer text;			/* InvalidDsaPointer if none (yet) */
+	bool		text_tried;		/* made from a source, or tried to */
+} ParkedCounters;
+
+static HTAB *parked = NULL;
+static TimestampTz first_parked = 0;
+
+/* Something is parked: read on every statement's end (pg_stat_queries.h) */
+bool		pgsq_any_parked = false;
+
+static void unpark_at_exit(int code, Datum arg);
+
+/*
+ * Before the first counts are parked: parked counts are set into their
+ * entries at exit at the latest, with their texts, so this backend stays
+ * attached to the text area until then.
+ */
+void
+pgsq_park_ready(void)
+{
+	static bool exit_callback_registered = false;
+
+	if (exit_callback_registered)
+		return;
+	/* texts are given at exit: detach from their area after */
+	pgsq_qtext_attach();
+	before_shmem_exit(unpark_at_exit, (Datum) 0);
+	exit_callback_registered = true;
+}
+
+/*
+ * The parked counters of a statement, created empty if it has none, with
+ * its text made from src if given and not tried before.
+ */
+PgsqCounters *
+pgsq_park(const PgsqKey *key, const PgsqTextSource *src)
+{
+	ParkedCounters *p;
+	bool		found;
+
+	if (parked == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(PgsqKey);
+		ctl.entrysize = sizeof(ParkedCounters);
+		ctl.hcxt = TopMemoryContext;
+		parked = hash_create("pg_stat_queries parked counters", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	if (hash_get_num_entries(parked) == 0)
+		first_parked = GetCurrentStatementStartTimestamp();
+	p = hash_search(parked, key, HASH_ENTER, &found);
+	pgsq_any_parked = true;
+	if (!found)
+	{
+		p->text = InvalidDsaPointer;
+		p->text_tried = false;
+	}
+	/* counts parked before a reset that dropped entries go with it */
+	if (!found || p->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
+	{
+		pgsq_counters_clear(&p->counters);
+		p->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+	}
+	if (!p->text_tried && src != NULL)
+	{
+		p->text = pgsq_statement_text(key, src);
+		p->text_tried = true;
+	}
+	return &p->counters;
+}
+
+/*
+ * Set every parked count into its statement's entry: have stale references
+ * collected, then find or create the entries.  Counts parked before a reset
+ * that dropped entries are discarded, like pending data.  Their text goes
+ * to the entry unless it has one; otherwise it is freed.
+ */
+void
+pgsq_unpark_all(void)
+{
+	HASH_SEQ_STATUS seq;
+	ParkedCounters *p;
+	uint64		reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+
+	if (parked == NULL || hash_get_num_entries(parked) == 0)
+		return;
+	pgstat_request_entry_refs_gc();
+	hash_seq_init(&seq, parked);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		PgsqSharedEntry *entry = NULL;
+
+		if (p->reset_count == reset_count)
+			entry = pgsq_referenced_entry(&p->key, pgsq_objid(&p->key), NULL);
+		if (entry != NULL)
+		{
+			(void) pgsq_merge_into_entry(entry, &p->key, &p->counters, 0, false);
+			(void) pgsq_text_give(entry, &p->key, p->text);
+		}
+		else
+			pgsq_text_discard(p->text);
+		(void) hash_search(parked, &p->key, HASH_REMOVE, NULL);
+	}
+	pgsq_any_parked = false;
+}
+
+/* At backend exit, before the statistics system detaches: keep parked counts */
+static void
+unpark_at_exit(int code, Datum arg)
+{
+	(void) code;
+	(void) arg;
+	if (pgsq_store_ready())
+		pgsq_unpark_all();
+}
+
+/*
+ * Set parked counts into their entries once they have waited long enough
+ * for the references to be collected (pgsq_unpark_waited checks that
+ * something is parked first)
+ */
+void
+pgsq_unpark_if_waited(void)
+{
+	if (parked != NULL && hash_get_num_entries(parked) > 0 &&
+		TimestampDifferenceExceeds(first_parked,
+								   GetCurrentStatementStartTimestamp(),
+								   PGSQ_GC_REQUEST_INTERVAL_MS))
+		pgsq_unpark_all();
+}
+
+
+/*-------------------------------------------------------------------------
+ * Executions that ended in an error: noted where the error passes
+ * through our hooks, counted later at a safe point.
+ *
+ * Our planner, executor and utility hooks catch an error on its way up
+ * (capture.c), note the statement, its time until then and the error's
+ * SQLSTATE here, and throw it on (one note per statement, counting its
+ * failures, so memory grows with the statements that fail, not with their
+ * failures).  Nothing else is done there: the error
+ * may have been raised while a lock was held, ours included, or in memory
+ * about to be freed, so shared memory is not touched and only the
+ * statement's text is copied.  The noted failures are counted into their
+ * entries -- created with their text if the statement never completed --
+ * at the next flush of this backend's counts: when it goes idle (an aborted
+ * transaction block first has to end), before it reads the view, and at
+ * exit.  Error messages are never kept: they carry literal values.
+ *-------------------------------------------------------------------------
+ */
+
+/*
+ * The executions of one statement that failed since the last count: one
+ * note per statement (key, nesting level), however often it failed, so a
+ * loop catching millions of errors holds one note, not millions.
+ */
+typedef struct NotedFailure
+{
+	PgsqKey		key;
+	int			level;			/* nesting level it ran at */
+	int64		count;			/* executions that failed */
+	double		ms;				/* time they ran before failing, in all */
+	int			sqlstate;		/* the latest's */
+	TimestampTz at;				/* the latest's */
+	uint64		reset_count;	/* pgsq_state->reset_count when noted */
+	char	   *stmt;			/* its text, cut out of the source; or NULL */
+	int			location;		/* of the statement in stmt's source */
+	int			len;			/* (both set with stmt) */
+} NotedFailure;
+
+static NotedFailure *noted = NULL;
+static int	noted_count = 0;
+static int	noted_size = 0;
+
+/*
+ * Index of the notes by key: open addressing, positions + 1 (0: empty),
+ * twice as many slots as notes fit in the array.
+ */
+static int *noted_index = NULL;
+static int	noted_index_mask = 0;
+
+/* Statements kept beyond this many are counted without their text */
+#define PGSQ_FAILURE_TEXT_MAX (1024 * 1024)
+
+/* Notes kept between counts without giving memory back */
+#define PGSQ_FAILURE_KEEP 64
+
+/* First index slot to probe for a note */
+static inline uint32
+note_hash(const PgsqKey *key, int level)
+{
+	return (uint32) (key->queryid ^ (key->queryid >> 32)) ^
+		(key->userid * 0x9E3779B1) ^ (key->dbid * 0x85EBCA77) ^
+		((uint32) level << 1) ^ (uint32) key->toplevel;
+}
+
+/* The note of a statement at a level, noted since reset_count, or NULL */
+static NotedFailure *
+find_note(const PgsqKey *key, int level, uint64 reset_count)
+{
+	if (noted_index == NULL)
+		return NULL;
+	for (uint32 i = note_hash(key, level) & noted_index_mask;;
+		 i = (i + 1) & noted_index_mask)
+	{
+		NotedFailure *f;
+
+		if (noted_index[i] == 0)
+			return NULL;
+		if (noted_index[i] > noted_count)
+			continue;			/* not in use (an error cut a count short) */
+		f = &noted[noted_index[i] - 1];
+		if (f->level == level && f->reset_count == reset_count &&
+			pgsq_key_equals(&f->key, key))
+			return f;
+	}
+}
+
+/* Index the note at position pos */
+static void
+index_note(int pos)
+{
+	NotedFailure *f = &noted[pos];
+
+	for (uint32 i = note_hash(&f->key, f->level) & noted_index_mask;;
+		 i = (i + 1) & noted_index_mask)
+	{
+		if (noted_index[i] == 0)
+		{
+			noted_index[i] = pos + 1;
+			return;
+		}
+	}
+}
+
+/*
+ * Room for one more note, or false.  Called with an error on its way up:
+ * nothing here may throw, so a note that finds no memory is not made (its
+ * failure goes uncounted) rather than replace the error being reported.
+ */
+static bool
+make_room(void)
+{
+	int			size;
+	NotedFailure *array;
+	int		   *index;
+
+	if (noted_count < noted_size)
+		return true;
+	size = Max(8, noted_size * 2);
+	if ((Size) size * sizeof(NotedFailure) > MaxAllocSize ||
+		(Size) size * 2 * sizeof(int) > MaxAllocSize)
+		return false;
+	array = MemoryContextAllocExtended(TopMemoryContext,
+									   size * sizeof(NotedFailure),
+									   MCXT_ALLOC_NO_OOM);
+	index = MemoryContextAllocExtended(TopMemoryContext,
+									   size * 2 * sizeof(int),
+									   MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+	if (array == NULL || index == NULL)
+	{
+		if (array != NULL)
+			pfree(array);
+		if (index != NULL)
+			pfree(index);
+		return false;
+	}
+	if (noted != NULL)
+	{
+		memcpy(array, noted, noted_count * sizeof(NotedFailure));
+		pfree(noted);
+		pfree(noted_index);
+	}
+	noted = array;
+	noted_size = size;
+	noted_index = index;
+	noted_index_mask = size * 2 - 1;
+	for (int i = 0; i < noted_count; i++)
+		index_note(i);
+	return true;
+}
+
+/*
+ * Note that the statement of queryid, at this nesting level and under this
+ * user, ended in the error being thrown: called in a PG_CATCH block, with
+ * the error still on the error stack.  source, location and len locate its
+ * text as for a completed execution (source may be NULL).
+ */
+void
+pgsq_failure_noted(int64 queryid, Oid userid, int level, const char *source,
+				   int location, int len, double ms)
+{
+	NotedFailure *f;
+	PgsqKey		key;
+	uint64		reset_count;
+
+	if (pgsq_state == NULL || queryid == INT64CONST(0))
+		return;
+	memset(&key, 0, sizeof(key));
+	key.userid = userid;
+	key.dbid = MyDatabaseId;
+	key.queryid = queryid;
+	key.toplevel = (level == 0);
+	reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+
+	f = find_note(&key, level, reset_count);
+	if (f == NULL)
+	{
+		if (!make_room())
+			return;
+		f = &noted[noted_count];
+		f->key = key;
+		f->level = level;
+		f->count = 0;
+		f->ms = 0;
+		f->at = 0;
+		f->reset_count = reset_count;
+		f->stmt = NULL;
+		index_note(noted_count);
+		noted_count++;
+	}
+	f->count++;
+	f->ms += ms;
+	f->sqlstate = geterrcode();
+	f->at = GetCurrentTimestamp();
+	if (f->stmt == NULL && source != NULL)
+	{
+		/* the text, once per note */
+		const char *stmt;
+
+		f->location = location;
+		f->len = len;
+		stmt = CleanQuerytext(source, &f->location, &f->len);
+		if (f->len <= PGSQ_FAILURE_TEXT_MAX)
+		{
+			f->stmt = MemoryContextAllocExtended(TopMemoryContext, f->len + 1,
+												 MCXT_ALLOC_NO_OOM);
+			if (f->stmt != NULL)
+			{
+				memcpy(f->stmt, stmt, f->len);
+				f->stmt[f->len] = '\0';
+			}
+		}
+	}
+
+	/* have the statistics system call our flush when this backend idles */
+	pgstat_report_fixed = true;
+}
+
+/*
+ * Count the noted failures into their entries; a failure noted before a
+ * reset that dropped entries goes with them.  Outside any error, where a
+ * backend flushes its counts.  The memory of many notes is given back.
+ */
+void
+pgsq_failures_count(void)
+{
+	uint64		reset_count;
+
+	if (noted_count == 0 || pgsq_state == NULL)
+		return;
+	reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+	/* unindexed first: after an error below, what is left is noted anew */
+	memset(noted_index, 0, (noted_index_mask + 1) * sizeof(int));
+	while (noted_count > 0)
+	{
+		/* taken off first: an error while counting loses only this one */
+		NotedFailure f = noted[--noted_count];
+
+		if (f.reset_count == reset_count)
+		{
+			PgsqTextSource src = {f.stmt, f.location, f.len, NULL, f.level,
+			true};
+
+			pgsq_record_failure(&f.key, f.stmt != NULL ? &src : NULL,
+								f.count, f.ms, f.sqlstate, f.at);
+		}
+		if (f.stmt != NULL)
+			pfree(f.stmt);
+	}
+	if (noted_size > PGSQ_FAILURE_KEEP)
+	{
+		pfree(noted);
+		pfree(noted_index);
+		noted = NULL;
+		noted_index = NULL;
+		noted_size = 0;
+		noted_index_mask = 0;
+	}
 }

@@ -9,9 +9,11 @@
  * shared_preload_libraries; when it is not, CREATE EXTENSION still works
  * and the SQL functions report that the library is missing.
  *
- * Modules depend on each other in one direction, from top to bottom, and
- * nothing includes this file's header (there is none): the order is
- * written once, in docs/design.md ("Module dependencies"), and checked by
+ * It also defines our fixed shared state, pgsq_state, which every stage
+ * reads through pg_stat_queries.h.  The stages (one file each, see
+ * pg_stat_queries.h) depend on each other in one direction, along the data
+ * flow, and only this file depends on them all: the order is written once,
+ * in docs/design.md ("Module dependencies"), and checked by
  * scripts/module-graph.
  *
  * docs/design.md explains the design and the locking rules.
@@ -20,28 +22,20 @@
  */
 #include "postgres.h"
 
-#include "directscan.h"
-#include "eviction.h"
-#include "failures.h"
 #include "fmgr.h"
-#include "histogram.h"
-#include "hooks.h"
-#include "legacy.h"
 #include "miscadmin.h"
 #include "nodes/queryjumble.h"
-#include "pending.h"
-#include "qtext.h"
-#include "refs.h"
-#include "restore.h"
-#include "savefile.h"
-#include "settings.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
-#include "store.h"
 #include "utils/timestamp.h"
 
+#include "pg_stat_queries.h"
+
 PG_MODULE_MAGIC_EXT(.name = "pg_stat_queries",.version = "1.0");
+
+/* Our fixed shared state (pg_stat_queries.h), with the text area's first segment */
+PgsqSharedState *pgsq_state = NULL;
 
 
 /*
@@ -58,7 +52,7 @@ StaticAssertDecl(offsetof(PgsqSharedEntry, data.counters.exec_hist.counts) <=
 				 3 * PG_CACHE_LINE_SIZE,
 				 "an entry's execution counters and the histogram's header must fit in three cache lines");
 
-/* A writing statement's usual rare counters: one line of the chunk (rare.c) */
+/* A writing statement's usual rare counters: one line of the chunk (textarea.c) */
 StaticAssertDecl(offsetof(PgsqRareCounters, shared_blks_written) + sizeof(int64) <=
 				 PG_CACHE_LINE_SIZE,
 				 "the WAL and shared block counters must share the rare chunk's first cache line");
@@ -191,7 +185,7 @@ last_flush_of_clean_shutdown(void)
  * Called by every flush of fixed statistics (when a backend goes idle, at
  * most once a second, and at exit), right after the statistics system's
  * pass over its pending data: count the failed executions noted since the
- * last flush (failures.c), merge our pending counts, and say whether
+ * last flush (pending.c), merge our pending counts, and say whether
  * some stay pending (then the statistics system calls again later).  The
  * last one of a clean shutdown comes right before PostgreSQL writes its
  * statistics file: the moment to free orphaned entries (see eviction.c) and

@@ -13,10 +13,10 @@
  * pg_stat/pg_stat_queries.stat: a temporary file, fsync, rename.  An error
  * there is caught and logged: it costs our file, never PostgreSQL's.  The
  * first client backend (or the checkpointer, should none come before the
- * next shutdown) restores it, converts what version 1.1 left (legacy.c),
+ * next shutdown) restores it, converts what version 1.1 left (restore.c),
  * and removes it.
  *
- * restore.c reads it back; saveformat.h and saveformat.c define what it
+ * restore.c reads it back; pg_stat_queries.h and restore.c define what it
  * holds.  The file describes itself, so that any build reads what any
  * other wrote:
  *
@@ -45,24 +45,15 @@
  */
 #include "postgres.h"
 
-#include "guard.h"
-#include "legacy.h"
-#include "qtext.h"
-#include "rare.h"
-#include "restore.h"
-#include "savefile.h"
-#include "saveformat.h"
-#include "settings.h"
-#include "store.h"
-
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "lib/dshash.h"
 #include "pgstat.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
 #include "utils/injection_point.h"
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pg_stat_queries.h"
 
 /* A file being written, with the CRC of what was written so far */
 typedef struct SaveWriter
@@ -287,7 +278,7 @@ write_step(void *arg)
  * The last flush of statistics of a clean shutdown, in the process about to
  * write PostgreSQL's statistics file (the checkpointer, or a single-user
  * backend): restore what no backend came to restore, free orphaned entries
- * (store.c; PostgreSQL's file must not see them), write our file.  Each
+ * (entries.c; PostgreSQL's file must not see them), write our file.  Each
  * step runs guarded (pgsq_run_guarded): an error is logged and costs at
  * most our file, never PostgreSQL's, which is written right after.  If the
  * saved statistics could not be restored, their file is left as it is:

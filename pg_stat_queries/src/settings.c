@@ -12,10 +12,11 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "settings.h"
 #include "utils/guc.h"
-#include "utils/varlena.h"
 #include "utils/pgstat_internal.h"
+#include "utils/varlena.h"
+
+#include "pg_stat_queries.h"
 
 static const struct config_enum_entry track_level_options[] = {
 	{"none", PGSQ_TRACK_NONE, false},

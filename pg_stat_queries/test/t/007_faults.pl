@@ -17,7 +17,7 @@
 #    count the sweep keeps in shared memory is an estimate, exact only at
 #    the end of a pass; it is not what the view shows.)
 #  - query_text_bytes is the sum of len + 1 over the stored texts (the
-#    chunk includes its terminating NUL, qtext.c); the view shows a text
+#    chunk includes its terminating NUL, textarea.c); the view shows a text
 #    converted to the database encoding, which is the encoding it was
 #    stored in here, so sum(octet_length(query) + 1) over the rows must
 #    equal it.  Equality also says there is no stored text without a

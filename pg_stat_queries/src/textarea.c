@@ -1,7 +1,28 @@
 /*-------------------------------------------------------------------------
  *
- * qtext.c
- *		Normalized query texts in shared memory.
+ * textarea.c
+ *		The text area: our own DSA area in the fixed shared state, and the
+ *		chunks it holds (query texts, rare counters).
+ *
+ * A text's lifetime (prepared, given to its entry, taken, freed), the
+ * bytes counted against query_text_memory, and the rare counters' chunks
+ * beside an entry.  Below counters.c and entries.c, which both use it; which
+ * text a statement stores is texts.c's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "storage/ipc.h"
+#include "utils/dsa.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
+
+
+/*-------------------------------------------------------------------------
+ * Normalized query texts in shared memory.
  *
  * Each text is a chunk of a DSA area of our own, pointed to by its entry
  * (PgsqSharedEntry.text), so a new statement's text costs one allocation
@@ -20,19 +41,8 @@
  * telling us.
  *
  * Across a clean shutdown the texts are saved with their entries (savefile.c).
- *
  *-------------------------------------------------------------------------
  */
-#include "postgres.h"
-
-#include "guard.h"
-#include "qtext.h"
-#include "settings.h"
-
-#include "storage/ipc.h"
-#include "utils/dsa.h"
-#include "utils/memutils.h"
-#include "utils/timestamp.h"
 
 /* Size of the DSA's first segment, inside our fixed shared memory */
 #define PGSQ_TEXT_DSA_INIT_SIZE (512 * 1024)
@@ -70,9 +80,6 @@ static int	spare_count = 0;
 static Size spare_bytes = 0;
 
 static dsa_area *text_area = NULL;
-
-/* Our fixed shared state (entry.h), with the text area's first segment */
-PgsqSharedState *pgsq_state = NULL;
 
 /* Bytes of fixed shared memory we need, DSA start included */
 Size
@@ -205,7 +212,7 @@ allocate_chunk(void *arg)
 /*
  * A chunk of the text area of size bytes, or InvalidDsaPointer if shared
  * memory is out; never raises an error for that (guard.c).  Also
- * used for rare counters (rare.c).
+ * used for rare counters (below).
  */
 dsa_pointer
 pgsq_text_area_alloc(Size size)
@@ -434,4 +441,137 @@ pgsq_text_set_stored_at(dsa_pointer text, TimestampTz stored_at)
 {
 	pgsq_qtext_attach();
 	chunk_of(text)->stored_at = stored_at;
+}
+
+
+/*-------------------------------------------------------------------------
+ * Counters most executions leave at zero, in a chunk beside the entry.
+ *
+ * A shared entry holds the counters nearly every execution changes; the
+ * others (PgsqRareCounters: blocks other than shared hits, I/O times, WAL,
+ * JIT, parallel workers) live in a chunk of their own in the text area
+ * (above), which the entry points to.  The chunk is allocated when a
+ * statement first has such counts -- a read-only statement served from
+ * shared buffers never needs one -- and freed when the entry is closed to
+ * be dropped.  Keeping them out makes the entry small enough for the
+ * statistics area's 448-byte size class (see PgsqSharedEntry).
+ *
+ * entry->rare is read and written under the entry's lock, like its text;
+ * the area's own locks are taken after it.  Chunks are not counted in
+ * query_text_memory: they are counters, and an entry never goes without
+ * its counts for want of text memory.  Our saved file keeps them across a
+ * clean shutdown (savefile.c).
+ *-------------------------------------------------------------------------
+ */
+
+/* The rare counters of a chunk */
+static inline PgsqRareCounters *
+rare_of(dsa_pointer rare)
+{
+	return (PgsqRareCounters *) dsa_get_address(pgsq_text_area(), rare);
+}
+
+/*
+ * An entry's rare counters to add to, entry lock held exclusively.  An
+ * entry that has none takes *spare, a chunk of zeros the caller prepared
+ * before taking the lock (pgsq_rare_spare_for), since nothing may be
+ * allocated under it; NULL if there is no chunk (shared memory was out):
+ * the rare counts of this merge are then not added.
+ */
+PgsqRareCounters *
+pgsq_rare_for_merge(PgsqSharedEntry *entry, dsa_pointer *spare)
+{
+	if (!DsaPointerIsValid(entry->rare))
+	{
+		if (!DsaPointerIsValid(*spare))
+			return NULL;
+		entry->rare = *spare;
+		*spare = InvalidDsaPointer;
+	}
+	return rare_of(entry->rare);
+}
+
+/*
+ * A chunk of zeros for pgsq_rare_for_merge, if counts have rare counters
+ * and the entry none (read without its lock: rare is set only under it, and
+ * cleared only when the entry is closed; entry NULL: not known yet), else
+ * InvalidDsaPointer.  Returns
+ * false if one was needed and shared memory is out.  The caller discards
+ * what the merge did not take.
+ */
+bool
+pgsq_rare_spare_for(PgsqSharedEntry *entry, const PgsqCounters *counts,
+					dsa_pointer *spare)
+{
+	static const PgsqRareCounters zeros;
+
+	*spare = InvalidDsaPointer;
+	if (!counts->has_rare ||
+		(entry != NULL && DsaPointerIsValid(entry->rare)))
+		return true;
+	*spare = pgsq_rare_prepare(&zeros);
+	return DsaPointerIsValid(*spare);
+}
+
+/* Copy an entry's rare counters, zeros if it has none; entry lock held */
+void
+pgsq_rare_copy(PgsqSharedEntry *entry, PgsqRareCounters *out)
+{
+	if (DsaPointerIsValid(entry->rare))
+		*out = *rare_of(entry->rare);
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+/* The counters of a chunk, for the text file's writer */
+const PgsqRareCounters *
+pgsq_rare_read(dsa_pointer rare)
+{
+	return rare_of(rare);
+}
+
+/*
+ * Free an entry's rare counters as it is closed to be dropped; entry lock
+ * held exclusively.  A new life of the entry starts without any.
+ */
+void
+pgsq_rare_release(PgsqSharedEntry *entry)
+{
+	dsa_pointer rare = entry->rare;
+
+	entry->rare = InvalidDsaPointer;
+	pgsq_rare_discard(rare);
+}
+
+/*
+ * A chunk holding a copy of counts, for an entry not visible yet or one
+ * restored at startup, or InvalidDsaPointer if shared memory is out.
+ */
+dsa_pointer
+pgsq_rare_prepare(const PgsqRareCounters *counts)
+{
+	dsa_pointer chunk = pgsq_text_area_alloc(sizeof(PgsqRareCounters));
+
+	if (DsaPointerIsValid(chunk))
+		*rare_of(chunk) = *counts;
+	return chunk;
+}
+
+/*
+ * Give a prepared chunk to an entry that has none: nobody can see the entry
+ * yet, or its lock is held exclusively.
+ */
+void
+pgsq_rare_give(PgsqSharedEntry *entry, dsa_pointer rare)
+{
+	Assert(!DsaPointerIsValid(entry->rare));
+	entry->rare = rare;
+}
+
+/* Free a chunk no entry points to, if valid */
+void
+pgsq_rare_discard(dsa_pointer rare)
+{
+	if (DsaPointerIsValid(rare))
+		dsa_free(pgsq_text_area(), rare);
 }

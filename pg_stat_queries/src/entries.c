@@ -1,14 +1,13 @@
 /*-------------------------------------------------------------------------
  *
- * store.c
- *		Our entries in the cumulative statistics system's shared hash.
+ * entries.c
+ *		Shared entries: our entries in the statistics system's hash, their
+ *		number and bound, and the ring of their ids.
  *
- * Entries are a custom kind of PostgreSQL's cumulative statistics system
- * (pgstat_register_kind): they live in its partitioned shared hash, each
- * with an LWLock in its header.  This file knows how an entry is keyed,
- * found, created without a reference, started and dropped; this backend's
- * references to entries are in refs.c.  See docs/design.md for the design
- * and the locking rules.
+ * How an entry is keyed, found, created, linked, closed and dropped; the
+ * running count kept within the bound and the exact count of live entries;
+ * the ring of our entries' ids that the clock sweep (eviction.c) turns.
+ * Usage counts are inline, in pg_stat_queries.h.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,15 +15,25 @@
 
 #include "access/xact.h"
 #include "common/hashfn.h"
-#include "counters.h"
-#include "entrycount.h"
-#include "guard.h"
 #include "lib/dshash.h"
-#include "qtext.h"
-#include "rare.h"
-#include "store.h"
-#include "usage.h"
+#include "port/atomics.h"
+#include "storage/shmem.h"
 #include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
+
+
+/*-------------------------------------------------------------------------
+ * Our entries in the cumulative statistics system's shared hash.
+ *
+ * Entries are a custom kind of PostgreSQL's cumulative statistics system
+ * (pgstat_register_kind): they live in its partitioned shared hash, each
+ * with an LWLock in its header.  This file knows how an entry is keyed,
+ * found, created without a reference, started and dropped; this backend's
+ * references to entries are in merge.c.  See docs/design.md for the design
+ * and the locking rules.
+ *-------------------------------------------------------------------------
+ */
 
 /*
  * The statistics system identifies an entry by (kind, dboid, objid).  All
@@ -396,7 +405,7 @@ create_referenced(Oid dboid, uint64 objid, bool *created)
 
 /*
  * Close an entry to be dropped, its lock held exclusively: free its rare
- * counters, and take its text (which closes it to texts, see qtext.h) for
+ * counters, and take its text (which closes it to texts, see pg_stat_queries.h) for
  * the caller to discard once the lock is released.
  */
 dsa_pointer
@@ -408,7 +417,7 @@ pgsq_close_entry(PgsqSharedEntry *entry)
 
 /*
  * Entries this backend dropped so far, its own references to them released:
- * a reference remembered before is stale once this count moved (refs.c).
+ * a reference remembered before is stale once this count moved (merge.c).
  */
 uint64		pgsq_local_drops = 0;
 
@@ -615,4 +624,362 @@ pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 
 	pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
 	return true;
+}
+
+
+/*-------------------------------------------------------------------------
+ * The number of our entries, and its bound.
+ *
+ * Creating an entry reserves room for it first, so that the table never
+ * holds more than max plus 5% entries; eviction and resets take entries
+ * off the count, and a sweep pass that scanned the whole hash sets it
+ * exactly (eviction.c).  Until the first pass after startup has counted
+ * what was restored, the count is "unknown": a value far above any bound.
+ *
+ * Apart from that running count, which includes room reserved for entries
+ * about to be made, the number of live entries is kept exactly, for
+ * pg_stat_queries_info: an entry becomes live in one place (the entry's
+ * linking or revival above) and stops being live where its closer drops it (the
+ * sweep, a reset).  Reading it costs one atomic read, where counting would
+ * walk the statistics system's whole hash on every call of a view that
+ * exporters poll.
+ *-------------------------------------------------------------------------
+ */
+
+/* Hard bound on the table: max plus this percentage */
+#define PGSQ_OVERSHOOT_PCT 5
+
+/* The count before the first pass after startup has counted the entries */
+#define PGSQ_COUNT_UNKNOWN (PG_INT64_MAX / 4)
+
+/* The count, in shared memory */
+typedef struct EntryCount
+{
+	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
+	pg_atomic_uint64 created_entries;	/* entries created so far */
+	pg_atomic_uint64 live_entries;	/* exact: live entries in the hash */
+} EntryCount;
+
+static EntryCount *counts = NULL;
+
+/* The hard bound on the number of entries */
+uint64
+pgsq_entry_bound(void)
+{
+	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
+}
+
+/* Is this count known, rather than waiting for the first pass? */
+bool
+pgsq_entry_count_known(uint64 count)
+{
+	return count < PGSQ_COUNT_UNKNOWN / 2;
+}
+
+/* Bytes of shared memory for the count */
+Size
+pgsq_entry_count_shmem_size(void)
+{
+	return CACHELINEALIGN(sizeof(EntryCount));
+}
+
+/* Create or find the count (caller holds AddinShmemInitLock) */
+void
+pgsq_entry_count_shmem_startup(void)
+{
+	bool		found;
+
+	counts = ShmemInitStruct("pg_stat_queries entry count",
+							 sizeof(EntryCount), &found);
+	if (found)
+		return;
+	/* entries restored from disk are counted by the first pass */
+	pg_atomic_init_u64(&counts->num_entries, PGSQ_COUNT_UNKNOWN);
+	pg_atomic_init_u64(&counts->created_entries, 0);
+	pg_atomic_init_u64(&counts->live_entries, 0);
+}
+
+/* The number of entries: approximate, or unknown (pgsq_entry_count_known) */
+uint64
+pgsq_entry_count(void)
+{
+	return pg_atomic_read_u64(&counts->num_entries);
+}
+
+/* Set the count, as a pass that scanned every entry found it */
+void
+pgsq_set_entry_count(uint64 count)
+{
+	pg_atomic_write_u64(&counts->num_entries, count);
+}
+
+/* Entries created so far, by any backend */
+uint64
+pgsq_created_entries(void)
+{
+	return pg_atomic_read_u64(&counts->created_entries);
+}
+
+/*
+ * Reserve room for an entry a backend is about to create, and say whether
+ * there is any.  Backends check for room before, but several may pass that
+ * check at once: the count is raised only while it is below the bound, so
+ * the table never holds more entries than that, not even for a moment.  The
+ * caller then either creates the entry and has it swept (pgsq_entry_created)
+ * or gives the room back (pgsq_entry_not_created).
+ */
+bool
+pgsq_reserve_entry(void)
+{
+	uint64		count;
+
+	/* first: a pass that recounts meanwhile errs high, never low */
+	pg_atomic_add_fetch_u64(&counts->created_entries, 1);
+	count = pg_atomic_read_u64(&counts->num_entries);
+	do
+	{
+		if (count >= pgsq_entry_bound() && pgsq_entry_count_known(count))
+			return false;
+	} while (!pg_atomic_compare_exchange_u64(&counts->num_entries, &count,
+											 count + 1));
+	return true;
+}
+
+/* An entry was created in the room reserved for it: it goes into the ring */
+void
+pgsq_entry_created(uint64 objid)
+{
+	pgsq_ring_push(objid);
+}
+
+/*
+ * An entry restored at startup (savefile.c), created without room reserved:
+ * the bound does not refuse what was saved, the sweep brings the count back
+ * within max.  Counted like a creation, and put in the ring.
+ */
+void
+pgsq_entry_restored(uint64 objid)
+{
+	pg_atomic_add_fetch_u64(&counts->created_entries, 1);
+	pg_atomic_add_fetch_u64(&counts->num_entries, 1);
+	pgsq_ring_push(objid);
+}
+
+/* No entry was created in the room reserved: give it back */
+void
+pgsq_entry_not_created(void)
+{
+	pgsq_entries_removed(1);
+}
+
+/* Note that a reset or eviction dropped entries; never below zero */
+void
+pgsq_entries_removed(int64 count)
+{
+	uint64		old = pg_atomic_read_u64(&counts->num_entries);
+
+	while (!pg_atomic_compare_exchange_u64(&counts->num_entries, &old,
+										   old > (uint64) count ? old - count : 0))
+		;
+}
+
+/* An entry became live (linked or revived, above) */
+void
+pgsq_live_entry_added(void)
+{
+	pg_atomic_add_fetch_u64(&counts->live_entries, 1);
+}
+
+/* Live entries were dropped by the backend that closed them */
+void
+pgsq_live_entries_dropped(int64 count)
+{
+	Assert(pg_atomic_read_u64(&counts->live_entries) >= (uint64) count);
+	pg_atomic_sub_fetch_u64(&counts->live_entries, count);
+}
+
+/* The number of live entries, exactly */
+uint64
+pgsq_live_entries(void)
+{
+	return pg_atomic_read_u64(&counts->live_entries);
+}
+
+
+/*-------------------------------------------------------------------------
+ * The ring of our entries' ids: the hand of the clock sweep.
+ *
+ * The sweep (eviction.c) takes ids from it and visits their entries;
+ * creating an entry adds its id.  See docs/design.md ("Eviction: the clock
+ * sweep").
+ *-------------------------------------------------------------------------
+ */
+
+/* The ring holds this many times the bound at startup, at least its minimum */
+#define PGSQ_RING_PER_ENTRY 2
+#define PGSQ_RING_MIN 4096
+
+/*
+ * The ring of our entries' object ids, in shared memory: the hand of the
+ * clock.  Creating an entry adds its id; the sweep takes ids from the other
+ * end, visits their entries and adds back those that survive, so a pass of
+ * the ring visits our entries only, each with one lookup, instead of a scan
+ * of the statistics system's whole hash (every kind's entries, every
+ * partition lock).  Any backend may add (a compare-and-exchange reserves a
+ * position, the slot's seq says when it is written); only the backend
+ * running a sweep slice takes (eviction.c).  Ids of entries dropped meanwhile are
+ * skipped when taken.  An id that does not fit (the ring is full, as when
+ * max was raised far above its value at startup) makes the ring incomplete:
+ * passes scan the whole hash again, and the next one that starts refills
+ * the ring.
+ */
+typedef struct RingSlot
+{
+	pg_atomic_uint64 seq;		/* position + 1 once objid is written */
+	uint64		objid;
+} RingSlot;
+
+typedef struct SweepRing
+{
+	pg_atomic_uint64 head;		/* next position to write */
+	pg_atomic_uint64 tail;		/* next position to take */
+	pg_atomic_uint32 complete;	/* every live entry has its id in the ring */
+	uint32		capacity;		/* slots, set once by the postmaster */
+} SweepRing;
+
+static SweepRing *ring = NULL;
+static RingSlot *ring_slots = NULL;
+
+/* The ring's size as the postmaster reserved it (0 elsewhere) */
+static uint32 ring_capacity_reserved = 0;
+
+/*
+ * Ids the ring holds: sized once, from max at server start.  Shared memory
+ * is reserved once, and max may change at reload: the postmaster keeps the
+ * size it reserved for later startups after a crash, and other processes
+ * read the size from shared memory.
+ */
+static uint32
+ring_capacity(uint64 bound)
+{
+	uint64		wanted = bound * PGSQ_RING_PER_ENTRY;
+
+	if (ring_capacity_reserved == 0)
+		ring_capacity_reserved = (uint32) Min(Max(wanted, PGSQ_RING_MIN),
+											  PG_UINT32_MAX / 2);
+	return ring_capacity_reserved;
+}
+
+/* Bytes of shared memory for the ring, for a bound on the entries */
+Size
+pgsq_ring_shmem_size(uint64 bound)
+{
+	/* each structure starts on a cache line of its own */
+	return add_size(CACHELINEALIGN(sizeof(SweepRing)),
+					CACHELINEALIGN(mul_size(ring_capacity(bound), sizeof(RingSlot))));
+}
+
+/* Create or find the ring (caller holds AddinShmemInitLock) */
+void
+pgsq_ring_shmem_startup(uint64 bound)
+{
+	bool		found;
+
+	ring = ShmemInitStruct("pg_stat_queries sweep ring", sizeof(SweepRing),
+						   &found);
+	if (!found)
+	{
+		pg_atomic_init_u64(&ring->head, 0);
+		pg_atomic_init_u64(&ring->tail, 0);
+		/* entries restored from disk are not in it: the first pass scans */
+		pg_atomic_init_u32(&ring->complete, 0);
+		ring->capacity = ring_capacity(bound);
+	}
+	ring_slots = ShmemInitStruct("pg_stat_queries sweep ring slots",
+								 mul_size(ring->capacity, sizeof(RingSlot)),
+								 &found);
+	if (!found)
+	{
+		for (uint32 i = 0; i < ring->capacity; i++)
+		{
+			pg_atomic_init_u64(&ring_slots[i].seq, 0);
+			ring_slots[i].objid = 0;
+		}
+	}
+}
+
+/*
+ * Add an entry's id to the ring; if it is full, mark the ring incomplete.
+ * Any backend; never waits.
+ */
+void
+pgsq_ring_push(uint64 objid)
+{
+	uint64		head = pg_atomic_read_u64(&ring->head);
+	RingSlot   *slot;
+
+	do
+	{
+		/* the tail read may be old: it errs towards "full" */
+		if (head - pg_atomic_read_u64(&ring->tail) >= ring->capacity)
+		{
+			pg_atomic_write_u32(&ring->complete, 0);
+			return;
+		}
+	} while (!pg_atomic_compare_exchange_u64(&ring->head, &head, head + 1));
+
+	slot = &ring_slots[head % ring->capacity];
+	slot->objid = objid;
+	pg_write_barrier();
+	pg_atomic_write_u64(&slot->seq, head + 1);
+}
+
+/*
+ * Take the oldest id from the ring, if it is there and written.  Only the
+ * backend holding sweep->sweeping.
+ */
+bool
+pgsq_ring_take(uint64 *objid)
+{
+	uint64		tail = pg_atomic_read_u64(&ring->tail);
+	RingSlot   *slot = &ring_slots[tail % ring->capacity];
+
+	if (tail == pg_atomic_read_u64(&ring->head) ||
+		pg_atomic_read_u64(&slot->seq) != tail + 1)
+		return false;			/* empty, or a writer is about to finish */
+	pg_read_barrier();
+	*objid = slot->objid;
+	/* the slot may be written again once the tail has passed it */
+	pg_memory_barrier();
+	pg_atomic_write_u64(&ring->tail, tail + 1);
+	return true;
+}
+
+/* Forget every id in the ring; the sweep refills it.  Only the sweeper */
+void
+pgsq_ring_clear(void)
+{
+	pg_atomic_write_u64(&ring->tail, pg_atomic_read_u64(&ring->head));
+	pg_atomic_write_u32(&ring->complete, 1);
+}
+
+/* Position of the next id to write */
+uint64
+pgsq_ring_head(void)
+{
+	return pg_atomic_read_u64(&ring->head);
+}
+
+/* Position of the next id to take */
+uint64
+pgsq_ring_tail(void)
+{
+	return pg_atomic_read_u64(&ring->tail);
+}
+
+/* Has every live entry its id in the ring? */
+bool
+pgsq_ring_complete(void)
+{
+	return pg_atomic_read_u32(&ring->complete) != 0;
 }

@@ -1,8 +1,29 @@
 /*-------------------------------------------------------------------------
  *
- * refs.c
- *		This backend's references to shared entries, and what it remembers
- *		to find them without a lookup.
+ * merge.c
+ *		Merge: where this backend's counts meet their shared entries.
+ *
+ * This backend's references to shared entries, the memo and filters that
+ * find them without a lookup, the creation of a missing entry within the
+ * bound (create-first), and the fresh entry parse analysis made, whose first
+ * execution is merged at once.  The pending table (pending.c) merges through
+ * them; the entries themselves are entries.c's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "lib/dshash.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "pg_stat_queries.h"
+
+
+/*-------------------------------------------------------------------------
+ * This backend's references to shared entries, and what it remembers
+ * to find them without a lookup.
  *
  * Backends keep a local cache of references to entries (the statistics
  * system's), so looking up a known statement takes no lock and writes no
@@ -12,23 +33,8 @@
  * at parse analysis (its first execution is merged at once), and the
  * statements known to have no entry while the table is at its bound.  A
  * missing entry is created here, within the bound eviction.c keeps.
- *
  *-------------------------------------------------------------------------
  */
-#include "postgres.h"
-
-#include "access/xact.h"
-#include "counters.h"
-#include "entrycount.h"
-#include "eviction.h"
-#include "usage.h"
-#include "lib/dshash.h"
-#include "qtext.h"
-#include "rare.h"
-#include "refs.h"
-#include "store.h"
-#include "utils/memutils.h"
-#include "utils/timestamp.h"
 
 /*
  * Executions this backend refused since it last added them to the shared
@@ -187,7 +193,7 @@ pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
 }
 
 /*
- * Create a statement's entry without a reference (store.c), holding first
+ * Create a statement's entry without a reference (entries.c), holding first
  * if given and its text made from src if given, in room reserved for it
  * first (eviction.c): refused if there is none.  The text is made before
  * the hash partition is locked, and freed if another backend made the
@@ -220,7 +226,7 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 
 /*
  * Create the entry of a statement that has none (pgsq_lookup_entry said
- * so), holding its first counts, without a reference (store.c), and
+ * so), holding its first counts, without a reference (entries.c), and
  * account for it.  CREATE_DONE: the counts are in the new
  * entry.  CREATE_REFUSED: the table is at its bound and the execution was
  * counted as refused.  Otherwise (another backend made the entry, or the
@@ -368,14 +374,14 @@ typedef struct KnownRef
 
 static known_refs_hash *known_refs = NULL;
 
-/* The current generation, and the counts it began with (refs.h) */
+/* The current generation, and the counts it began with (pg_stat_queries.h) */
 uint32		pgsq_refs_gen = 1;
 uint64		pgsq_refs_gen_gc = 0;
 uint64		pgsq_refs_gen_drops = 0;
 
 /*
  * Begin a new generation of references, as references may have been freed
- * since the current one began (see above; pgsq_refs_generation in refs.h
+ * since the current one began (see above; pgsq_refs_generation in pg_stat_queries.h
  * checks).  (A generation seen again after 2^32 advances would be taken for
  * current; what is kept under one lives until the next flush, about a
  * second.)
@@ -492,7 +498,7 @@ look_up_existing(uint64 objid, bool *stale)
 /*
  * The entry of a statement (objid is pgsq_objid(key)), found or created,
  * with a reference from this backend that keeps it allocated while the
- * generation of references (refs.h) stays the same.  The memo is looked at
+ * generation of references (pg_stat_queries.h) stays the same.  The memo is looked at
  * first; an entry found otherwise is remembered there.  A cached reference
  * may point to an entry that a reset or eviction dropped: have it
  * collected, and look again to find or create a live entry.

@@ -1,27 +1,17 @@
 /*-------------------------------------------------------------------------
  *
- * hooks.c
- *		Planner, executor and utility hooks that measure each statement.
+ * capture.c
+ *		Capture: the hooks that see each statement run, and measuring it.
  *
- * Which statements count, and at which nesting level, follows
- * pg_stat_statements so that both report the same rows: top-level and
- * (with track = all) nested statements, utility commands when
- * track_utility is on, EXECUTE charged to the prepared statement.
+ * The first stage of the data flow.  Planner, executor and utility hooks
+ * decide which statements count (sampling included) and at which nesting
+ * level, measure each execution's time, buffer and WAL usage, and hand the
+ * counts to this backend's pending table (pending.c); a statement's text is
+ * made only where an entry is (texts.c).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include "eviction.h"
-#include "failures.h"
-#include "hooks.h"
-#include "inflight.h"
-#include "measure.h"
-#include "pending.h"
-#include "qtext.h"
-#include "refs.h"
-#include "settings.h"
-#include "textsource.h"
 
 #include "access/parallel.h"
 #include "access/xact.h"
@@ -34,6 +24,19 @@
 #include "parser/analyze.h"
 #include "tcop/utility.h"
 #include "utils/memutils.h"
+
+#include "pg_stat_queries.h"
+
+
+/*-------------------------------------------------------------------------
+ * Planner, executor and utility hooks that measure each statement.
+ *
+ * Which statements count, and at which nesting level, follows
+ * pg_stat_statements so that both report the same rows: top-level and
+ * (with track = all) nested statements, utility commands when
+ * track_utility is on, EXECUTE charged to the prepared statement.
+ *-------------------------------------------------------------------------
+ */
 
 /* Depth of planner/executor/utility calls we are inside of */
 static int	nesting_level = 0;
@@ -120,7 +123,7 @@ current_key(int64 queryid)
 
 /*
  * Note that the statement running at this nesting level ended in the error
- * being thrown (from a PG_CATCH block; failures.c counts it later).  A
+ * being thrown (from a PG_CATCH block; pending.c counts it later).  A
  * top-level statement is its session user's: an error thrown from inside a
  * SECURITY DEFINER function leaves that function's owner as the current
  * user until the transaction aborts.
@@ -137,7 +140,7 @@ note_failure(int64 queryid, const char *source, int location, int len,
 
 /*
  * Give a referenced entry its text when it has none yet.  A text given to
- * an entry that is being dropped meanwhile is refused, and freed (qtext.c).
+ * an entry that is being dropped meanwhile is refused, and freed (textarea.c).
  */
 static void
 ensure_text(PgsqSharedEntry *entry, const PgsqKey *key,
@@ -195,7 +198,7 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 	 * A statement with constants gets its entry here if it has none, with the
 	 * text normalized from the constants' locations, as pg_stat_statements
 	 * does.  The text of a statement that has an entry is seen to when it
-	 * ends, once per batch of counts, normalized from what inflight.c keeps.
+	 * ends, once per batch of counts, normalized from what texts.c keeps.
 	 */
 	{
 		PgsqKey		key = current_key(query->queryId);
@@ -310,7 +313,7 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
  * error frame, or, for a top-level statement, which has none of ours, the
  * error report (pgsq_emit_log).  A failure caught below those (by a
  * PL/pgSQL exception block) is not seen: the subtransaction's abort forgets
- * it (measure.c).
+ * it (pgsq_measure_init).
  */
 static void
 note_start_failure(int level)
@@ -602,4 +605,219 @@ pgsq_install_hooks(void)
 	prev_emit_log = emit_log_hook;
 	emit_log_hook = pgsq_emit_log;
 	pgsq_measure_init();
+}
+
+
+/*-------------------------------------------------------------------------
+ * Time, buffer and WAL usage of each running statement, measured by
+ * our own executor hooks.
+ *
+ * Asking the executor for whole-query instrumentation (QueryDesc->totaltime,
+ * as pg_stat_statements does) costs a zeroed Instrumentation of some 400
+ * bytes in the query's memory on every execution, often a new memory block,
+ * and a start/stop pair around both ExecutorRun and ExecutorFinish: about
+ * 550 of the 38,000 instructions of a primary-key lookup.  We measure the
+ * same windows ourselves and keep the totals of each running statement in a
+ * small backend-local array, searched by QueryDesc address:
+ *
+ *	- a slot is taken at ExecutorStart and given back at ExecutorEnd;
+ *	- every ExecutorRun call is measured (a cursor makes one per FETCH), and
+ *	  ExecutorFinish is measured unless the statement is a SELECT without a
+ *	  data-modifying WITH: it then has no trigger or CTE to finish;
+ *	- a statement whose (sub)transaction aborts never reaches ExecutorEnd, so
+ *	  its slot is dropped at abort.  A cursor opened in a subtransaction that
+ *	  commits belongs to the parent from then on, and so does its slot.
+ *
+ * A slot never moves while in use, so its index stays valid while the
+ * statements nested in it start and end.
+ *-------------------------------------------------------------------------
+ */
+
+/*
+ * The first window of a statement sets every field of its totals
+ * (pgsq_window_end): a field a later PostgreSQL adds to BufferUsage or
+ * WalUsage would be left unset, so their sizes are checked here.
+ */
+StaticAssertDecl(sizeof(BufferUsage) == 10 * sizeof(int64) + 6 * sizeof(instr_time),
+				 "BufferUsage changed: see pgsq_window_end");
+StaticAssertDecl(sizeof(WalUsage) == PGSQ_WALUSAGE_FIELDS * sizeof(int64),
+				 "WalUsage changed: see pgsq_window_end");
+
+/* Totals of one running statement */
+typedef struct QuerySlot
+{
+	const QueryDesc *query;		/* NULL once given back */
+	SubTransactionId subxid;	/* subtransaction that owns the statement */
+	int			windows;		/* windows added to usage so far */
+	PgsqUsage	usage;			/* set by the first window, not before */
+} QuerySlot;
+
+QueryDesc  *pgsq_starting_query = NULL;
+
+static QuerySlot *slots = NULL;
+static int	slot_count = 0;		/* slots in use, up to the last taken one */
+static int	slot_capacity = 0;
+
+/* Give back slots from the end while they are unused */
+static void
+trim_slots(void)
+{
+	while (slot_count > 0 && slots[slot_count - 1].query == NULL)
+		slot_count--;
+}
+
+/* Index of the slot of a running statement, or -1 if it has none */
+int
+pgsq_query_slot(const QueryDesc *query)
+{
+	for (int i = slot_count - 1; i >= 0; i--)
+	{
+		if (slots[i].query == query)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Take a slot for a statement about to run: the first unused one, or one
+ * left with this address by a statement whose end we missed.
+ */
+void
+pgsq_query_started(const QueryDesc *query)
+{
+	int			i = -1;
+
+	for (int j = 0; j < slot_count; j++)
+	{
+		if (slots[j].query == query)
+		{
+			i = j;
+			break;
+		}
+		if (slots[j].query == NULL && i < 0)
+			i = j;
+	}
+	if (i < 0)
+	{
+		if (slot_count == slot_capacity)
+		{
+			int			capacity = Max(8, slot_capacity * 2);
+
+			if (slots == NULL)
+				slots = MemoryContextAlloc(TopMemoryContext,
+										   capacity * sizeof(QuerySlot));
+			else
+				slots = repalloc(slots, capacity * sizeof(QuerySlot));
+			slot_capacity = capacity;
+		}
+		i = slot_count++;
+	}
+	slots[i].query = query;
+	slots[i].subxid = GetCurrentSubTransactionId();
+	slots[i].windows = 0;
+}
+
+/* Add a measured window to a running statement's slot */
+void
+pgsq_query_add(int slot, const QueryDesc *query, const PgsqWindow *window)
+{
+	/* nested statements only push and pop slots after this one */
+	Assert(slot < slot_count && slots[slot].query == query);
+	if (slot < slot_count && slots[slot].query == query)
+	{
+		/* a constant "first" in each call: two inlined variants */
+		if (slots[slot].windows++ == 0)
+			pgsq_window_end(window, &slots[slot].usage, true);
+		else
+			pgsq_window_end(window, &slots[slot].usage, false);
+	}
+}
+
+/*
+ * Give back a statement's slot and return its totals, or NULL if it had
+ * none.  The totals stay readable until the next statement starts.
+ */
+const PgsqUsage *
+pgsq_query_ended(const QueryDesc *query)
+{
+	int			i = pgsq_query_slot(query);
+
+	if (i < 0)
+		return NULL;
+	slots[i].query = NULL;
+	trim_slots();
+	/* a statement ended without running (a cursor closed unfetched) */
+	if (slots[i].windows == 0)
+		memset(&slots[i].usage, 0, sizeof(PgsqUsage));
+	return &slots[i].usage;
+}
+
+/*
+ * The time a statement ran before an error cut short its window: the
+ * windows it completed (earlier fetches of a cursor) and this one.
+ */
+double
+pgsq_query_failed_ms(int slot, const PgsqWindow *window)
+{
+	double		ms = pgsq_window_elapsed_ms(window);
+
+	if (slot >= 0 && slot < slot_count && slots[slot].windows > 0)
+		ms += INSTR_TIME_GET_MILLISEC(slots[slot].usage.time);
+	return ms;
+}
+
+/*
+ * At transaction end no statement of it can still end: forget them all,
+ * and the statement that failed in ExecutorStart, if any
+ */
+static void
+measure_xact_callback(XactEvent event, void *arg)
+{
+	(void) arg;
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_PREPARE:
+			slot_count = 0;
+			pgsq_starting_query = NULL;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * Subtransaction end: statements of an aborted one never end, nor does one
+ * that failed in ExecutorStart
+ */
+static void
+measure_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	(void) arg;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		pgsq_starting_query = NULL;
+	if (slot_count == 0)
+		return;
+	for (int i = 0; i < slot_count; i++)
+	{
+		if (slots[i].query == NULL || slots[i].subxid != mySubid)
+			continue;
+		if (event == SUBXACT_EVENT_ABORT_SUB)
+			slots[i].query = NULL;
+		else if (event == SUBXACT_EVENT_COMMIT_SUB)
+			slots[i].subxid = parentSubid;
+	}
+	trim_slots();
+}
+
+/* Register the transaction callbacks that keep the slots right */
+void
+pgsq_measure_init(void)
+{
+	RegisterXactCallback(measure_xact_callback, NULL);
+	RegisterSubXactCallback(measure_subxact_callback, NULL);
 }
