@@ -219,6 +219,8 @@ pgsq_text_area_alloc(Size size)
 {
 	ChunkRequest req = {size, InvalidDsaPointer};
 
+	/* attached again if a backend's exit detached it before its last flush */
+	pgsq_qtext_attach();
 	if (!pgsq_shared_alloc(allocate_chunk, &req))
 		return InvalidDsaPointer;
 	return req.chunk;
