@@ -391,6 +391,8 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	int64		calls_before = 0;
 	TimestampTz now;
 
+	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
+
 	/*
 	 * A closed entry is about to be dropped, and counts merged into it would
 	 * go with it; a rare chunk given to it now would be lost instead of

@@ -411,6 +411,7 @@ create_referenced(Oid dboid, uint64 objid, bool *created)
 dsa_pointer
 pgsq_close_entry(PgsqSharedEntry *entry)
 {
+	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
 	pgsq_rare_release(entry);
 	return pgsq_text_take(entry);
 }

@@ -363,6 +363,8 @@ pgsq_text_take(PgsqSharedEntry *entry)
 {
 	dsa_pointer text = InvalidDsaPointer;
 
+	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
+
 	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
 		text = entry->text;
 
@@ -379,6 +381,7 @@ pgsq_text_take(PgsqSharedEntry *entry)
 void
 pgsq_text_reopen(PgsqSharedEntry *entry)
 {
+	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
 	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_CLOSED)
 		pg_atomic_write_u32(&entry->text_state, PGSQ_TEXT_NONE);
 }
@@ -387,6 +390,7 @@ pgsq_text_reopen(PgsqSharedEntry *entry)
 TimestampTz
 pgsq_text_stored_at(PgsqSharedEntry *entry)
 {
+	Assert(LWLockHeldByMe(&entry->header.lock));
 	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_STORED)
 		return 0;
 	pgsq_qtext_attach();
@@ -483,6 +487,7 @@ rare_of(dsa_pointer rare)
 PgsqRareCounters *
 pgsq_rare_for_merge(PgsqSharedEntry *entry, dsa_pointer *spare)
 {
+	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
 	if (!DsaPointerIsValid(entry->rare))
 	{
 		if (!DsaPointerIsValid(*spare))
@@ -519,6 +524,7 @@ pgsq_rare_spare_for(PgsqSharedEntry *entry, const PgsqCounters *counts,
 void
 pgsq_rare_copy(PgsqSharedEntry *entry, PgsqRareCounters *out)
 {
+	Assert(LWLockHeldByMe(&entry->header.lock));
 	if (DsaPointerIsValid(entry->rare))
 		*out = *rare_of(entry->rare);
 	else
