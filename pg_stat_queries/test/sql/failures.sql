@@ -122,3 +122,20 @@ DROP FUNCTION fail_insert_caught(int);
 DROP FUNCTION fail_read_secret();
 DROP TABLE fail_keys, fail_secret;
 DROP ROLE regress_fail_user;
+
+-- A session whose last statement failed, in an entry made for it at parse
+-- analysis and never merged into, counts the failure as it exits: nothing
+-- of ours may fail there (the text area is detached by then).
+SELECT pg_stat_queries_reset() IS NOT NULL AS reset;
+SELECT 3 / 0 AS fail_at_exit;
+\c -
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN EXISTS (SELECT 1 FROM pg_stat_queries
+                       WHERE query LIKE '%fail\_at\_exit%' AND failed_calls = 1);
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT query, calls, failed_calls FROM pg_stat_queries
+ WHERE query LIKE '%fail\_at\_exit%';
