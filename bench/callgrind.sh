@@ -50,6 +50,11 @@
 # left untracked.  CG_PGSQ_SETTINGS adds settings for pg_stat_queries.
 # Its output goes to callgrind_unique.tsv and does not touch results.md.
 #
+# CG_WORKLOAD=hot-simple is the hot workload in the simple protocol
+# (pgbench -S -M simple): every execution is parsed, analyzed and planned
+# again, as for most drivers' unnamed statements.  Its output goes to
+# callgrind_simple.tsv and does not touch results.md.
+#
 # CG_WORKLOAD=write measures pgbench's built-in TPC-B-like transaction
 # (-M prepared, three UPDATEs, a SELECT and an INSERT between BEGIN and
 # END): statements that write WAL and dirty blocks, whose counters
@@ -94,6 +99,7 @@ UNIQUE_TABLES=${CG_UNIQUE_TABLES:-200}
 CG_MAX=${CG_MAX:-100}
 case "$WORKLOAD" in
 	hot) TSV=callgrind.tsv ;;
+	hot-simple) TSV=callgrind_simple.tsv ;;
 	unique) TSV=callgrind_unique.tsv ;;
 	write) TSV=callgrind_write.tsv ;;
 	*) bench_die "unknown CG_WORKLOAD $WORKLOAD (hot, unique or write)" ;;
@@ -114,6 +120,7 @@ bench_stop
 workload_pgbench() {
 	case "$WORKLOAD" in
 		hot) echo "pgbench -n -S -M prepared -c 1 -t $1 bench" ;;
+		hot-simple) echo "pgbench -n -S -M simple -c 1 -t $1 bench" ;;
 		write) echo "pgbench -n -M prepared -c 1 -t $1 bench" ;;
 		unique) echo "pgbench -n -M simple -c 1 -t $1 --random-seed=${2:-1} -D ntables=$UNIQUE_TABLES -f $(q "$BENCH_DIR/unique.sql") bench" ;;
 	esac
@@ -162,7 +169,7 @@ for rep in $(seq 1 "$REPEATS"); do
 			[ -n "$best" ] && [ "$best" -gt 0 ] || bench_die "$c: no callgrind output for the pgbench backend"
 			ir[$t]=$best
 			scan[$t]=0
-			[ "$WORKLOAD" = hot ] && scan[$t]=$(scan_ir_of "$best_file")
+			[[ $WORKLOAD == hot* ]] && scan[$t]=$(scan_ir_of "$best_file")
 			bench_say "$c: N=$t: $best instructions in the benchmark backend"
 			if [ -n "$track_before" ]; then
 				read -r u0 e0 <<<"$track_before"
