@@ -60,7 +60,8 @@ cg_setup_cluster() {
 cg_config_settings() {
 	local c=$1 max=$2
 	case "$c" in
-		none) echo "shared_preload_libraries = ''" ;;
+		none) echo "shared_preload_libraries = ''
+compute_query_id = on" ;;
 		pgss) echo "shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.save = off
 pg_stat_statements.max = $max" ;;

@@ -156,6 +156,8 @@ static void
 pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 						PGSQ_HOOK_JUMBLESTATE * jstate)
 {
+	PgsqKey		key;
+
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 
@@ -172,6 +174,10 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 	if (query->utilityStmt && !pgsq_track_utility)
 		return;
 	if (jstate == NULL || pstate->p_sourcetext == NULL)
+		return;
+
+	key = current_key(query->queryId);
+	if (pgsq_parse_needs_nothing(&key))
 		return;
 
 	/* for a statement that ends under another key, or without its entry */
@@ -201,7 +207,6 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 	 * ends, once per batch of counts, normalized from what texts.c keeps.
 	 */
 	{
-		PgsqKey		key = current_key(query->queryId);
 		PgsqTextSource src = {pstate->p_sourcetext, query->stmt_location,
 		query->stmt_len, jstate, nesting_level};
 

@@ -277,9 +277,9 @@ insert_entry(void *arg)
 	{
 		/*
 		 * The clock is read once, under the partition lock, for the start
-		 * time, the first change and the text's: a reader of changes that
-		 * did not see the entry looked at this partition before, so its own
-		 * start time is earlier.
+		 * time, the first change and the text's: a reader of changes that did
+		 * not see the entry looked at this partition before, so its own start
+		 * time is earlier.
 		 */
 		TimestampTz now = start_entry_data(&entry->data, ins->key);
 
@@ -355,6 +355,7 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 	ins.key = key;
 	ins.first = first;
 	ins.text = text;
+
 	ins.usage = usage;
 
 	/* rare counts get their chunk before any lock is taken */
@@ -549,7 +550,7 @@ free_orphans(const Orphan *orphans, int count)
 		bool		created;
 
 		(void) create_referenced(orphans[i].dboid, orphans[i].objid,
-									  &created);
+								 &created);
 		if (created)
 			(void) pgsq_drop_entry(orphans[i].dboid, orphans[i].objid);
 	}

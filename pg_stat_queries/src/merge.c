@@ -607,6 +607,21 @@ pgsq_lookup_entry(uint64 objid, bool *stale, bool *missing)
 }
 
 /*
+ * At parse analysis: does this backend refer to the statement's live entry,
+ * and has the entry its text?  Then parse analysis has nothing to do for
+ * it: no entry to create, and no text to make when it ends.  (Should the
+ * entry be evicted before then, the text made for its next entry has the
+ * statement's literals replaced without their locations: the same rule.)
+ */
+bool
+pgsq_parse_needs_nothing(const PgsqKey *key)
+{
+	PgsqSharedEntry *entry = known_live_entry(pgsq_objid(key));
+
+	return entry != NULL && pgsq_text_hint(entry);
+}
+
+/*
  * At parse analysis of a statement with constants: see that it has an
  * entry, so that a new one gets its text (src) normalized from the
  * constants' locations at hand.  A statement this backend refers to has

@@ -650,6 +650,7 @@ extern uint64 pgsq_refs_gen_drops;
 
 extern PgsqSharedEntry *pgsq_referenced_entry(const PgsqKey *key,
 											  uint64 objid, bool *stale);
+extern bool pgsq_parse_needs_nothing(const PgsqKey *key);
 extern void pgsq_parse_see_entry(const PgsqKey *key,
 								 const PgsqTextSource *src);
 extern uint32 pgsq_refs_generation_advance(uint64 gc);
