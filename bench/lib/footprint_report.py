@@ -18,14 +18,21 @@ import subprocess
 import sys
 
 
-def slope(rows, kind, config, col, lo, hi):
+def slope(rows, kind, config, col, lo=None, hi=None):
+    """Per execution: between the shortest and the longest run measuring col"""
     vals = {}
     for r in rows:
         if r["kind"] == kind and r["config"] == config and r[col] not in ("-", ""):
             vals[int(r["n"])] = float(r[col])
-    if lo in vals and hi in vals:
-        return (vals[hi] - vals[lo]) / (hi - lo)
-    return None
+    if len(vals) < 2:
+        return None
+    lo, hi = min(vals), max(vals)
+    return (vals[hi] - vals[lo]) / (hi - lo)
+
+
+def lengths(rows, tool):
+    ns = sorted({int(r["n"]) for r in rows if r["tool"] == tool})
+    return f"{ns[0]:,} and {ns[-1]:,}" if len(ns) >= 2 else "-"
 
 
 def fmt(v, digits=1, sign=False):
@@ -109,8 +116,10 @@ def main():
         pass
 
     lines = ["# Contention footprint per execution (bench/footprint)", ""]
-    lines.append(f"One backend in single-user mode, slope between {lo:,} and {hi:,} executions "
-                 "after a warm-up (start-up and shutdown cancel). LWLock: calls of LWLockAcquire, "
+    lines.append(f"One backend in single-user mode, slope between two run lengths after a warm-up "
+                 f"(start-up and shutdown cancel): {lengths(rows, 'callgrind')} executions under callgrind, "
+                 f"{lengths(rows, 'lackey')} under lackey. Clocks slowed (FP_DILATE), so that no "
+                 "once-a-second flush falls within the measured executions: figures between merges. LWLock: calls of LWLockAcquire, "
                  "LWLockConditionalAcquire and LWLockAcquireOrWait (callgrind). S: stores into the "
                  "backend's shared mappings, M: read-modify-writes of them (every atomic, and plain "
                  "add/or to memory), lackey. S+M: writes of shared cache lines, what many cores "
