@@ -92,6 +92,11 @@ def main():
             if g.get((w, n, c)) and g[(w, n, c)][-1]["waits"] not in ("-", "")) or "none sampled")
         L.append("")
         if w in ("5k", "100k"):
+            L.append("Evicted: for pg_stat_queries the entries evicted (pg_stat_queries_info.evicted_entries); "
+                     "for pg_stat_statements and the drop-in, pg_stat_statements_info.dealloc, the number of "
+                     "eviction passes (each evicts about 5% of the entries). Hot executions counted: the hot "
+                     "statements' calls in the view against the executions pgbench reports for them.")
+            L.append("")
             L.append("| clients | configuration | hot entries kept (of 1,000) | hot executions counted | entries | evicted |")
             L.append("|---:|---|---:|---:|---:|---:|")
             for n in clients:
