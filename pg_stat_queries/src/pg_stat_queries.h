@@ -438,7 +438,6 @@ extern bool pgsq_rare_spare_for(PgsqSharedEntry *entry,
 								const PgsqCounters *counts,
 								dsa_pointer *spare);
 extern void pgsq_rare_copy(PgsqSharedEntry *entry, PgsqRareCounters *out);
-extern const PgsqRareCounters *pgsq_rare_read(dsa_pointer rare);
 extern void pgsq_rare_release(PgsqSharedEntry *entry);
 extern dsa_pointer pgsq_rare_prepare(const PgsqRareCounters *counts);
 extern void pgsq_rare_give(PgsqSharedEntry *entry, dsa_pointer rare);

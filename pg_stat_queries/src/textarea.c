@@ -531,13 +531,6 @@ pgsq_rare_copy(PgsqSharedEntry *entry, PgsqRareCounters *out)
 		memset(out, 0, sizeof(*out));
 }
 
-/* The counters of a chunk, for the text file's writer */
-const PgsqRareCounters *
-pgsq_rare_read(dsa_pointer rare)
-{
-	return rare_of(rare);
-}
-
 /*
  * Free an entry's rare counters as it is closed to be dropped; entry lock
  * held exclusively.  A new life of the entry starts without any.
