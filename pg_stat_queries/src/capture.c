@@ -114,6 +114,7 @@ current_key(int64 queryid)
 {
 	PgsqKey		key;
 
+	memset(&key, 0, sizeof(key));
 	key.userid = GetUserId();
 	key.dbid = MyDatabaseId;
 	key.queryid = queryid;
@@ -214,14 +215,40 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 	}
 }
 
-/* Record a finished statement, and its text if the entry lacks one */
+/*
+ * Record the execution of a statement's plan (its time, rows and shared
+ * blocks) in the plan's entry, keyed by the statement's key and the plan's
+ * id; the plan's text is made from the statement, still open, only if the
+ * entry is new or lacks one.
+ */
+static void
+record_plan(const PgsqKey *statement, QueryDesc *query, double ms,
+			uint64 rows, const BufferUsage *bufusage)
+{
+	PgsqKey		key = *statement;
+	PgsqTextSource src = {NULL, 0, 0, NULL, nesting_level};
+	PgsqSharedEntry *entry;
+	bool		check_text;
+
+	key.planid = query->plannedstmt->planId;
+	src.plan = query;
+	entry = pgsq_record(&key, &src, PGSQ_EXEC, ms, rows, bufusage, NULL, NULL,
+						0, 0, PGSQ_PLAN_NOT_CACHED, &check_text);
+	if (entry != NULL && check_text)
+		ensure_text(entry, &key, &src);
+}
+
+/*
+ * Record a finished statement, and its text if the entry lacks one; with
+ * plan, a statement that ran a plan with an id, that plan's execution too
+ */
 static void
 record_statement(int64 queryid, const char *source, int location, int len,
 				 PgsqPhase phase, double ms, uint64 rows,
 				 const BufferUsage *bufusage, const WalUsage *walusage,
 				 const JitInstrumentation *jitusage,
 				 int parallel_to_launch, int parallel_launched,
-				 PgsqPlanCache plan_cache)
+				 PgsqPlanCache plan_cache, QueryDesc *plan)
 {
 	PgsqKey		key = current_key(queryid);
 	PgsqTextSource src = {source, location, len, NULL, nesting_level};
@@ -234,6 +261,8 @@ record_statement(int64 queryid, const char *source, int location, int len,
 						&check_text);
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, &src);
+	if (plan != NULL)
+		record_plan(&key, plan, ms, rows, bufusage);
 	pgsq_maybe_flush_busy();
 
 	/* last: a sweep may evict entries this backend holds references to */
@@ -289,8 +318,16 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 						 parse->stmt_len, PGSQ_PLAN,
 						 INSTR_TIME_GET_MILLISEC(usage.time), 0,
 						 &usage.bufusage, &usage.walusage, NULL, 0, 0,
-						 PGSQ_PLAN_NOT_CACHED);
+						 PGSQ_PLAN_NOT_CACHED, NULL);
 	}
+
+	/*
+	 * The plan's id, unless another extension gave it one (PostgreSQL
+	 * reports it to pg_stat_activity's backend when this hook returns)
+	 */
+	if (result->planId == INT64CONST(0) && pgsq_max_plans > 0 &&
+		parse->queryId != INT64CONST(0) && tracking(nesting_level))
+		result->planId = pgsq_plan_id(result);
 	return result;
 }
 
@@ -445,7 +482,9 @@ pgsq_ExecutorEnd(QueryDesc *queryDesc)
 						 estate->es_jit ? &estate->es_jit->instr : NULL,
 						 estate->es_parallel_workers_to_launch,
 						 estate->es_parallel_workers_launched,
-						 pgsq_plan_cache_of(queryDesc->plannedstmt));
+						 pgsq_plan_cache_of(queryDesc->plannedstmt),
+						 queryDesc->plannedstmt->planId != INT64CONST(0) &&
+						 pgsq_max_plans > 0 ? queryDesc : NULL);
 	}
 
 	sampling_ended(nesting_level);
@@ -571,7 +610,7 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		record_statement(queryid, queryString, location, len, PGSQ_EXEC,
 						 INSTR_TIME_GET_MILLISEC(usage.time), rows,
 						 &usage.bufusage, &usage.walusage, NULL, 0, 0,
-						 plan_cache);
+						 plan_cache, NULL);
 	sampling_ended(nesting_level);
 }
 

@@ -47,9 +47,13 @@ uint64
 pgsq_objid(const PgsqKey *key)
 {
 	uint64		who = ((uint64) key->userid << 32) | key->dbid;
+	uint64		objid = hash_combine64((uint64) key->queryid,
+									   murmurhash64(who) + (key->toplevel ? 1 : 0));
 
-	return hash_combine64((uint64) key->queryid,
-						  murmurhash64(who) + (key->toplevel ? 1 : 0));
+	/* a statement's id is as before plans had entries */
+	if (pgsq_key_is_plan(key))
+		objid = hash_combine64(objid, murmurhash64((uint64) key->planid));
+	return objid;
 }
 
 /* The key in pgstat's shared hash of one of our entries */
@@ -293,7 +297,7 @@ insert_entry(void *arg)
 	if (revived)
 		LWLockRelease(&entry->header.lock);
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
-	pgsq_live_entry_added();
+	pgsq_live_entry_added(pgsq_key_is_plan(&entry->data.key));
 	ins->result = CREATE_DONE;
 }
 
@@ -660,15 +664,44 @@ typedef struct EntryCount
 	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
 	pg_atomic_uint64 created_entries;	/* entries created so far */
 	pg_atomic_uint64 live_entries;	/* exact: live entries in the hash */
+	pg_atomic_uint64 live_plans;	/* exact: of those, plans' entries */
+	pg_atomic_uint64 plans_untracked;	/* plan executions refused */
 } EntryCount;
 
 static EntryCount *counts = NULL;
 
-/* The hard bound on the number of entries */
+/* The entries the table is for: max statements, and max_plans plans */
+uint64
+pgsq_table_size(void)
+{
+	return (uint64) pgsq_max + (uint64) pgsq_max_plans;
+}
+
+/* The hard bound on the number of entries, statements' and plans' */
 uint64
 pgsq_entry_bound(void)
 {
-	return (uint64) pgsq_max * (100 + PGSQ_OVERSHOOT_PCT) / 100;
+	return pgsq_table_size() * (100 + PGSQ_OVERSHOOT_PCT) / 100;
+}
+
+/* The hard bound on the number of plans' entries, or of statements' */
+uint64
+pgsq_class_bound(bool plans)
+{
+	return (uint64) (plans ? pgsq_max_plans : pgsq_max) *
+		(100 + PGSQ_OVERSHOOT_PCT) / 100;
+}
+
+/* Live entries of plans, or of statements, exactly */
+uint64
+pgsq_live_of_class(bool plans)
+{
+	uint64		all = pg_atomic_read_u64(&counts->live_entries);
+	uint64		of_plans = pg_atomic_read_u64(&counts->live_plans);
+
+	if (plans)
+		return of_plans;
+	return all > of_plans ? all - of_plans : 0;
 }
 
 /* Is this count known, rather than waiting for the first pass? */
@@ -699,6 +732,8 @@ pgsq_entry_count_shmem_startup(void)
 	pg_atomic_init_u64(&counts->num_entries, PGSQ_COUNT_UNKNOWN);
 	pg_atomic_init_u64(&counts->created_entries, 0);
 	pg_atomic_init_u64(&counts->live_entries, 0);
+	pg_atomic_init_u64(&counts->live_plans, 0);
+	pg_atomic_init_u64(&counts->plans_untracked, 0);
 }
 
 /* The number of entries: approximate, or unknown (pgsq_entry_count_known) */
@@ -785,26 +820,54 @@ pgsq_entries_removed(int64 count)
 		;
 }
 
-/* An entry became live (linked or revived, above) */
+/* An entry became live (linked or revived, above); plan: a plan's */
 void
-pgsq_live_entry_added(void)
+pgsq_live_entry_added(bool plan)
 {
 	pg_atomic_add_fetch_u64(&counts->live_entries, 1);
+	if (plan)
+		pg_atomic_add_fetch_u64(&counts->live_plans, 1);
 }
 
-/* Live entries were dropped by the backend that closed them */
+/* A live entry was dropped by the backend that closed it */
 void
-pgsq_live_entries_dropped(int64 count)
+pgsq_live_entry_dropped(bool plan)
 {
-	Assert(pg_atomic_read_u64(&counts->live_entries) >= (uint64) count);
-	pg_atomic_sub_fetch_u64(&counts->live_entries, count);
+	Assert(pg_atomic_read_u64(&counts->live_entries) > 0);
+	pg_atomic_sub_fetch_u64(&counts->live_entries, 1);
+	if (plan)
+	{
+		Assert(pg_atomic_read_u64(&counts->live_plans) > 0);
+		pg_atomic_sub_fetch_u64(&counts->live_plans, 1);
+	}
 }
 
-/* The number of live entries, exactly */
+/* The number of live entries, statements' and plans', exactly */
 uint64
 pgsq_live_entries(void)
 {
 	return pg_atomic_read_u64(&counts->live_entries);
+}
+
+/* The number of live plans' entries, exactly */
+uint64
+pgsq_live_plans(void)
+{
+	return pg_atomic_read_u64(&counts->live_plans);
+}
+
+/* A plan's execution found no room for the plan's new entry */
+void
+pgsq_plan_untracked(void)
+{
+	pg_atomic_add_fetch_u64(&counts->plans_untracked, 1);
+}
+
+/* Plan executions that found no room for their plan's entry */
+uint64
+pgsq_plans_untracked(void)
+{
+	return pg_atomic_read_u64(&counts->plans_untracked);
 }
 
 

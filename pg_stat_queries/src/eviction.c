@@ -45,6 +45,25 @@
 #define PGSQ_FULL_PASS_EVERY 16
 #define PGSQ_FULL_PASS_MIN_INTERVAL_MS 10000
 
+/*
+ * Which entries a slice may evict: statements' and plans' (each within its
+ * own bound, pgsq_class_bound), or only the one whose bound is reached.  A
+ * statement with hundreds of plans thus makes room among plans only, and
+ * never ages or evicts a statement.
+ */
+#define SWEEP_STATEMENTS 0x1
+#define SWEEP_PLANS 0x2
+#define SWEEP_ALL (SWEEP_STATEMENTS | SWEEP_PLANS)
+
+/* Is this entry (its key read without its lock: set once per life) swept? */
+static inline bool
+swept_class(PgsqSharedEntry *entry, int classes)
+{
+	return (classes & (pgsq_key_is_plan(&entry->data.key) ?
+					   SWEEP_PLANS : SWEEP_STATEMENTS)) != 0 ||
+		pgsq_text_closed(entry);
+}
+
 /* An entry chosen for eviction */
 typedef struct Victim
 {
@@ -143,11 +162,17 @@ pgsq_sweep_after_full_reset(void)
  */
 static bool
 visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
-			uint32 pass, Victim *victim, bool take_text)
+			uint32 pass, Victim *victim, bool take_text, int classes)
 {
-	uint32		previous = pg_atomic_exchange_u32(&entry->swept_pass, pass);
-	uint32		usage = pg_atomic_read_u32(&entry->usage);
+	uint32		previous;
+	uint32		usage;
 	bool		evict = false;
+
+	/* an entry of a class within its bound is neither aged nor evicted */
+	if (!swept_class(entry, classes))
+		return false;
+	previous = pg_atomic_exchange_u32(&entry->swept_pass, pass);
+	usage = pg_atomic_read_u32(&entry->usage);
 
 	/*
 	 * Closed but never dropped: a slice closed it and failed, or its backend
@@ -245,26 +270,34 @@ evict_victims(const Victim *victims, int count, bool *need_gc)
 	{
 		if (!pgsq_drop_entry(victims[i].dboid, victims[i].objid))
 			*need_gc = true;
-		pgsq_live_entries_dropped(1);
+		pgsq_live_entry_dropped(pgsq_key_is_plan(&victims[i].key));
 		pgsq_text_discard(victims[i].text);
 	}
 }
 
 /*
  * Evict up to "wanted" victims from the queue, skipping those used since
- * they were chosen.  Returns how many were evicted.
+ * they were chosen, and those of a class this slice does not sweep (back
+ * into the ring).  Returns how many were evicted.
  */
 static int
-evict_queued(int wanted, bool *need_gc)
+evict_queued(int wanted, bool *need_gc, int classes)
 {
 	int			evicted = 0;
 
 	while (evicted < wanted && sweep->victim_queue.count > 0)
 	{
 		Victim		victim = sweep->victim_queue.victims[sweep->victim_queue.head];
+		int			class = pgsq_key_is_plan(&victim.key) ?
+			SWEEP_PLANS : SWEEP_STATEMENTS;
 
 		sweep->victim_queue.head = (sweep->victim_queue.head + 1) % PGSQ_VICTIM_QUEUE_SIZE;
 		sweep->victim_queue.count--;
+		if ((classes & class) == 0)
+		{
+			pgsq_ring_push(victim.objid);
+			continue;
+		}
 		if (!still_evictable(&victim))
 			continue;
 		evict_victims(&victim, 1, need_gc);
@@ -357,7 +390,7 @@ full_pass_due(TimestampTz now)
  */
 static void
 scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
-		   SliceVisits *out)
+		   int classes, SliceVisits *out)
 {
 	int			resume = (int) pg_atomic_read_u32(&sweep->resume_partition);
 	int			processed = 0;
@@ -394,7 +427,7 @@ scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 		}
 		processed++;
 		if (visit_entry(hent, entry, pass, &victims[out->nvictims],
-						out->nvictims < evict_now))
+						out->nvictims < evict_now, classes))
 			out->nvictims++;
 		else
 			pgsq_ring_push(hent->key.objid);
@@ -409,7 +442,7 @@ scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
  */
 static void
 ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
-		   SliceVisits *out)
+		   int classes, SliceVisits *out)
 {
 	uint64		pass_end = pg_atomic_read_u64(&sweep->ring_pass_end);
 	int			processed = 0;
@@ -440,7 +473,7 @@ ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 			{
 				processed++;
 				if (visit_entry(hent, entry, pass, &victims[out->nvictims],
-								out->nvictims < evict_now))
+								out->nvictims < evict_now, classes))
 					out->nvictims++;
 				else
 					pgsq_ring_push(objid);
@@ -448,6 +481,17 @@ ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 		}
 		dshash_release_lock(pgStatLocal.shared_hash, hent);
 	}
+}
+
+/* Live entries of a class above its low-water mark, or 0 */
+static int64
+class_excess(bool plans)
+{
+	uint64		live = pgsq_live_of_class(plans);
+	uint64		low_water = (uint64) (plans ? pgsq_max_plans : pgsq_max) *
+		PGSQ_SWEEP_STOP_PCT / 100;
+
+	return live > low_water ? (int64) (live - low_water) : 0;
 }
 
 /*
@@ -463,12 +507,13 @@ static void
 sweep_slice(void)
 {
 	uint32		pass = pg_atomic_read_u32(&sweep->pass);
-	int			slice = Max(PGSQ_SLICE_MIN, pgsq_max / 4);
+	int			slice = (int) Max(PGSQ_SLICE_MIN, pgsq_table_size() / 4);
 	uint64		count = pgsq_entry_count();
-	uint64		low_water = (uint64) pgsq_max * PGSQ_SWEEP_STOP_PCT / 100;
+	uint64		low_water = pgsq_table_size() * PGSQ_SWEEP_STOP_PCT / 100;
 	bool		counting = !pgsq_entry_count_known(count);
 	int64		needed = (counting || count <= low_water) ? 0 :
 		(int64) (count - low_water);
+	int			classes = SWEEP_ALL;
 	int			from_queue = 0;
 	uint64		resets_done_before = pg_atomic_read_u64(&pgsq_state->resets_done);
 	int			wanted;
@@ -481,9 +526,27 @@ sweep_slice(void)
 	SliceVisits visits = {0, 0, true};
 	TimestampTz now;
 
+	/*
+	 * With the table below its low-water mark, statements or plans may still
+	 * be over theirs: only they are swept.
+	 */
+	if (!counting && needed == 0)
+	{
+		int64		statements = class_excess(false);
+		int64		plans = class_excess(true);
+
+		if (statements > 0 || plans > 0)
+		{
+			classes = (statements > 0 ? SWEEP_STATEMENTS : 0) |
+				(plans > 0 ? SWEEP_PLANS : 0);
+			needed = statements + plans;
+		}
+	}
+
 	if (!counting)
 	{
-		from_queue = evict_queued((int) Min(needed, INT_MAX), &need_gc);
+		from_queue = evict_queued((int) Min(needed, INT_MAX), &need_gc,
+								  classes);
 		if (from_queue >= needed)
 		{
 			now = GetCurrentTimestamp();
@@ -539,9 +602,9 @@ sweep_slice(void)
 	/* the first evict_now victims are evicted at once, the rest queued */
 	evict_now = counting ? wanted : (int) Min(wanted, needed - from_queue);
 	if (full)
-		scan_slice(pass, slice, wanted, evict_now, victims, &visits);
+		scan_slice(pass, slice, wanted, evict_now, victims, classes, &visits);
 	else
-		ring_slice(pass, slice, wanted, evict_now, victims, &visits);
+		ring_slice(pass, slice, wanted, evict_now, victims, classes, &visits);
 
 	/* evict with no lock held but each drop's own; queue the rest */
 	evict_now = Min(evict_now, visits.nvictims);
@@ -628,16 +691,35 @@ try_sweep_slice(void)
  * long procedure) the clock is read if that time is too early.
  */
 static bool
-pass_may_go_on(uint64 count, bool nested)
+pass_may_go_on(bool at_bound, bool nested)
 {
 	TimestampTz earliest;
 
-	if (count >= pgsq_entry_bound() && !pg_atomic_read_u32(&sweep->last_pass_idle))
+	if (at_bound && !pg_atomic_read_u32(&sweep->last_pass_idle))
 		return true;
 	earliest = TimestampTzPlusMilliseconds((TimestampTz) pg_atomic_read_u64(&sweep->last_pass_end),
 										   pgsq_min_sweep_interval);
 	return GetCurrentStatementStartTimestamp() >= earliest ||
 		(nested && GetCurrentTimestamp() >= earliest);
+}
+
+/*
+ * Are statements (or plans) at the fill level where sweeping starts?  Sets
+ * *at_bound if they are at their bound.  Plans are never nearly full when
+ * none are kept (the table is then the statements').
+ */
+static inline bool
+class_nearly_full(bool plans, bool *at_bound)
+{
+	uint64		live;
+	uint64		of = (uint64) (plans ? pgsq_max_plans : pgsq_max);
+
+	if (of == 0 || pgsq_max_plans == 0)
+		return false;
+	live = pgsq_live_of_class(plans);
+	if (live >= pgsq_class_bound(plans))
+		*at_bound = true;
+	return live >= of * PGSQ_SWEEP_START_PCT / 100;
 }
 
 /* After a statement: sweep a slice if the table is nearly full */
@@ -646,8 +728,16 @@ pgsq_maybe_sweep(bool nested)
 {
 	uint64		count = pgsq_entry_count();
 
-	if (count < (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100 ||
-		!pass_may_go_on(count, nested))
+	bool		at_bound = count >= pgsq_entry_bound();
+
+	if (count < pgsq_table_size() * PGSQ_SWEEP_START_PCT / 100)
+	{
+		/* the table is not nearly full, but statements or plans may be */
+		if (!class_nearly_full(false, &at_bound) &&
+			!class_nearly_full(true, &at_bound))
+			return;
+	}
+	if (!pass_may_go_on(at_bound, nested))
 		return;
 	try_sweep_slice();
 }
@@ -660,19 +750,22 @@ count_below_bound(uint64 count)
 }
 
 /*
- * May a new entry be created for a statement at this nesting?  At the
- * bound, first try to make room, unless the last pass evicted nothing and
- * the next may not begin yet.
+ * May a new entry be created for a statement (or plan, if plan) at this
+ * nesting?  The table must be below its bound, and statements (or plans)
+ * below theirs.  At a bound, first try to make room, unless the last pass
+ * evicted nothing and the next may not begin yet.
  */
 bool
-pgsq_room_for_new_entry(bool nested)
+pgsq_room_for_new_entry(bool nested, bool plan)
 {
 	uint64		count = pgsq_entry_count();
+	bool		class_room = pgsq_live_of_class(plan) < pgsq_class_bound(plan);
 
-	if (count_below_bound(count))
+	if (class_room && count_below_bound(count))
 		return true;
-	if (!pass_may_go_on(count, nested))
+	if (!pass_may_go_on(true, nested))
 		return false;
 	try_sweep_slice();
-	return pgsq_entry_count() < pgsq_entry_bound();
+	return pgsq_entry_count() < pgsq_entry_bound() &&
+		pgsq_live_of_class(plan) < pgsq_class_bound(plan);
 }

@@ -180,7 +180,7 @@ pgsq_read_done(PgsqReadSet *set)
  */
 PgsqReadSet *
 pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
-				  bool percentiles)
+				  bool percentiles, bool plans)
 {
 	static const PgsqRareCounters no_rare;
 	PgsqReadSet *set = start_read_set();
@@ -189,7 +189,7 @@ pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
 	int			n = 0;
 	int			nrare = 0;
 	Size		text_used = 0;
-	uint64		count = pgsq_entry_count();
+	uint64		count = plans ? pgsq_live_plans() : pgsq_entry_count();
 
 	PG_TRY();
 	{
@@ -211,7 +211,8 @@ pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
 											  &set->copies_size, n + 1, true);
 			copy = &set->copies[n];
 			LWLockAcquire(&entry->header.lock, LW_SHARED);
-			if (entry->data.stats_since == 0 || entry->data.changed_at < since)
+			if (entry->data.stats_since == 0 || entry->data.changed_at < since ||
+				pgsq_key_is_plan(&entry->data.key) != plans)
 			{
 				LWLockRelease(&entry->header.lock);
 				continue;
@@ -346,6 +347,7 @@ drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 	DropMatching *state = (DropMatching *) DatumGetPointer(arg);
 	PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 	bool		drop;
+	bool		plan;
 	dsa_pointer text = InvalidDsaPointer;
 
 	if (entry == NULL)
@@ -361,12 +363,13 @@ drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 		filter_matches(state->filter, &entry->data);
 	if (drop)
 		text = pgsq_close_entry(entry);
+	plan = pgsq_key_is_plan(&entry->data.key);
 
 	LWLockRelease(&entry->header.lock);
 	if (!drop)
 		return false;
 	pgsq_text_discard(text);
-	pgsq_live_entries_dropped(1);
+	pgsq_live_entry_dropped(plan);
 	state->count++;
 	return true;
 }
@@ -574,7 +577,7 @@ pgsq_read_rows(const PgsqRowReader *reader, TimestampTz since)
 	return pgsq_read_entries(since,
 							 reader->showtext && wanted(reader, PGSQ_QUERY_COL),
 							 reader->see_all ? InvalidOid : reader->userid,
-							 percentiles);
+							 percentiles, false);
 }
 
 /*
@@ -790,13 +793,14 @@ pgsq_fill_row(const PgsqRowReader *reader, const PgsqEntryCopy *copy,
 #define PGSQ_HISTOGRAM_COLS 3
 
 /* Columns of pg_stat_queries_info() */
-#define PGSQ_INFO_COLS 10
+#define PGSQ_INFO_COLS 13
 
 PG_FUNCTION_INFO_V1(pg_stat_queries);
 PG_FUNCTION_INFO_V1(pg_stat_queries_changed);
 PG_FUNCTION_INFO_V1(pg_stat_queries_histogram);
 PG_FUNCTION_INFO_V1(pg_stat_queries_reset);
 PG_FUNCTION_INFO_V1(pg_stat_queries_info);
+PG_FUNCTION_INFO_V1(pg_stat_queries_plans);
 
 /*
  * Put one read's rows into the function's tuplestore (the copies' texts
@@ -960,7 +964,7 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->dealloc));
 	values[col++] = TimestampTzGetDatum(stats_reset);
-	values[col++] = Int64GetDatum((int64) pgsq_live_entries());
+	values[col++] = Int64GetDatum((int64) pgsq_live_of_class(false));
 	values[col++] = Int64GetDatum(pgsq_max);
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->evicted_entries));
 	values[col] = pgsq_timestamp_or_null((TimestampTz) pg_atomic_read_u64(&pgsq_state->last_eviction_time),
@@ -970,7 +974,93 @@ pg_stat_queries_info(PG_FUNCTION_ARGS)
 	values[col++] = Int64GetDatum((int64) pgsq_query_text_memory * 1024);
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->texts_missing));
 	values[col++] = Int64GetDatum(pg_atomic_read_u64(&pgsq_state->refused));
-	Assert(col == PGSQ_INFO_COLS);
+	/* the plans' columns, from version 1.4 */
+	if (tupdesc->natts >= PGSQ_INFO_COLS)
+	{
+		values[col++] = Int64GetDatum((int64) pgsq_live_plans());
+		values[col++] = Int64GetDatum(pgsq_max_plans);
+		values[col++] = Int64GetDatum((int64) pgsq_plans_untracked());
+	}
+	Assert(col <= PGSQ_INFO_COLS);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* Columns of pg_stat_queries_plans() */
+#define PGSQ_PLANS_COLS 20
+
+/*
+ * pg_stat_queries_plans(showtext boolean, since timestamptz): one row per
+ * plan of a statement, as pg_stat_queries shows statements (the same
+ * privileges: other users' query IDs, plan IDs and plans only to roles with
+ * pg_read_all_stats); with since, only the plans whose counters changed at
+ * or after it, as pg_stat_queries_changed() does for statements.
+ */
+Datum
+pg_stat_queries_plans(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		showtext = PG_ARGISNULL(0) ? true : PG_GETARG_BOOL(0);
+	TimestampTz since = PG_ARGISNULL(1) ? 0 : Max(PG_GETARG_TIMESTAMPTZ(1), 1);
+	Oid			userid = GetUserId();
+	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
+	PgsqReadSet *set;
+
+	pgsq_require_store();
+	InitMaterializedSRF(fcinfo, 0);
+	if (rsinfo->setDesc->natts != PGSQ_PLANS_COLS)
+		elog(ERROR, "incorrect number of output arguments");
+	pgsq_flush_own_pending();
+	set = pgsq_read_entries(since, showtext, see_all ? InvalidOid : userid,
+							true, true);
+	PG_TRY();
+	{
+		for (int i = 0; i < set->n; i++)
+		{
+			const PgsqEntryCopy *copy = &set->copies[i];
+			const PgsqRareCounters *r = copy->rare;
+			bool		visible = see_all || copy->key.userid == userid;
+			Datum		values[PGSQ_PLANS_COLS] = {0};
+			bool		nulls[PGSQ_PLANS_COLS] = {0};
+			int			col = 0;
+
+			if (copy->exec.calls == 0)
+				continue;
+			values[col++] = ObjectIdGetDatum(copy->key.userid);
+			values[col++] = ObjectIdGetDatum(copy->key.dbid);
+			if (visible)
+				values[col++] = Int64GetDatumFast(copy->key.queryid);
+			else
+				nulls[col++] = true;
+			values[col++] = BoolGetDatum(copy->key.toplevel);
+			if (visible)
+				values[col++] = Int64GetDatumFast(copy->key.planid);
+			else
+				nulls[col++] = true;
+			values[col++] = Int64GetDatumFast(copy->exec.calls);
+			col = put_timing(values, col, &copy->exec);
+			col = put_percentiles(copy, values, nulls, col);
+			values[col++] = Int64GetDatumFast(copy->rows);
+			values[col++] = Int64GetDatumFast(copy->shared_blks_hit);
+			values[col++] = Int64GetDatumFast(r->shared_blks_read);
+			values[col++] = TimestampTzGetDatum(copy->stats_since);
+			values[col] = pgsq_timestamp_or_null(copy->last_executed,
+												 &nulls[col]);
+			col++;
+			if (showtext && visible)
+				values[col] = query_text_datum(copy, &nulls[col]);
+			else
+				nulls[col] = true;
+			col++;
+			Assert(col == PGSQ_PLANS_COLS);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+								 nulls);
+		}
+	}
+	PG_FINALLY();
+	{
+		pgsq_read_done(set);
+	}
+	PG_END_TRY();
+	return (Datum) 0;
 }

@@ -47,9 +47,17 @@ static uint64 refused_here_since_reset = 0;
 
 /* Count an execution refused because the table is at its bound */
 static void
-count_refused(void)
+count_refused(const PgsqKey *key)
 {
-	uint64		full_resets = pg_atomic_read_u64(&pgsq_state->full_resets);
+	uint64		full_resets;
+
+	/* the statement of a plan refused is counted: only the plan is not */
+	if (pgsq_key_is_plan(key))
+	{
+		pgsq_plan_untracked();
+		return;
+	}
+	full_resets = pg_atomic_read_u64(&pgsq_state->full_resets);
 
 	if (refused_here > 0 && refused_here_since_reset != full_resets)
 		refused_here = 0;		/* a full reset came since: it zeroed these */
@@ -241,13 +249,13 @@ pgsq_create_first(const PgsqKey *key, uint64 objid,
 {
 	PgsqCreateResult result;
 
-	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
+	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel, pgsq_key_is_plan(key))))
 		return CREATE_EXISTS;	/* pgsq_referenced_entry sorts it out */
 
 	/* its first execution marks it used, as pgsq_entry_used would */
 	result = create_entry(key, objid, counters, 1, src);
 	if (result == CREATE_REFUSED)
-		count_refused();
+		count_refused(key);
 	return result;
 }
 
@@ -528,10 +536,10 @@ pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 		return entry;
 
 	/* at the bound, only statements that have an entry are counted */
-	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)) &&
+	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel, pgsq_key_is_plan(key))) &&
 		!entry_exists(objid))
 	{
-		count_refused();
+		count_refused(key);
 		return NULL;
 	}
 
@@ -547,7 +555,7 @@ pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 			if (!pgsq_reserve_entry())
 			{
 				/* others filled the table first: refused */
-				count_refused();
+				count_refused(key);
 				return NULL;
 			}
 			switch (pgsq_create_unreferenced(key, objid, NULL, 0,
@@ -562,7 +570,7 @@ pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 				case CREATE_REFUSED:
 					/* out of shared memory: refused, never an error */
 					pgsq_entry_not_created();
-					count_refused();
+					count_refused(key);
 					return NULL;
 			}
 			continue;
@@ -647,7 +655,7 @@ pgsq_parse_see_entry(const PgsqKey *key, const PgsqTextSource *src)
 	if (seen_objid(objid) &&
 		(look_up_existing(objid, &stale) != NULL || stale))
 		return;
-	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel)))
+	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel, pgsq_key_is_plan(key))))
 		return;
 	if (create_entry(key, objid, NULL, 0, src) == CREATE_DONE)
 		remember_fresh_entry(objid);

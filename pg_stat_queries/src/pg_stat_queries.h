@@ -82,21 +82,35 @@ typedef enum PgsqPhase
 
 #define PGSQ_NUM_PHASES 2
 
-/* Identity of a tracked statement */
+/*
+ * Identity of a tracked statement, or with a plan id, of one plan of it
+ * (plans.c): a plan's entry is an entry like a statement's, keyed by the
+ * statement's key and the plan's id.  Always zeroed before it is filled
+ * in, as local hash tables hash it whole.
+ */
 typedef struct PgsqKey
 {
 	Oid			userid;
 	Oid			dbid;
 	int64		queryid;
+	int64		planid;			/* 0: the statement itself */
 	bool		toplevel;
 } PgsqKey;
 
-/* Are these the same statement? (objids can collide, keys cannot) */
+/* Are these the same statement (or plan)? (objids can collide, keys cannot) */
 static inline bool
 pgsq_key_equals(const PgsqKey *a, const PgsqKey *b)
 {
 	return a->queryid == b->queryid && a->userid == b->userid &&
-		a->dbid == b->dbid && a->toplevel == b->toplevel;
+		a->dbid == b->dbid && a->toplevel == b->toplevel &&
+		a->planid == b->planid;
+}
+
+/* Is this the key of a plan's entry? */
+static inline bool
+pgsq_key_is_plan(const PgsqKey *key)
+{
+	return key->planid != INT64CONST(0);
 }
 
 /* Timing summary of one phase: count, total, min, max, mean, variance */
@@ -330,6 +344,7 @@ typedef enum PgsqTrackLevel
 } PgsqTrackLevel;
 
 extern int	pgsq_max;
+extern int	pgsq_max_plans;
 extern int	pgsq_track;
 extern bool pgsq_track_utility;
 extern bool pgsq_track_planning;
@@ -364,6 +379,15 @@ extern bool pgsq_run_guarded(PgsqGuardedFn fn, void *arg, const char *what);
 extern char *pgsq_normalize(const JumbleState *jstate, const char *query,
 							int query_loc, int query_len, int *out_len,
 							int *unlocated);
+
+
+/*----------------------------------------------------------------------
+ * Plans (plans.c): the identifier of a statement's plan, and its text.
+ *----------------------------------------------------------------------
+ */
+
+extern int64 pgsq_plan_id(const PlannedStmt *pstmt);
+extern char *pgsq_plan_text(QueryDesc *query, int *len);
 
 
 /*----------------------------------------------------------------------
@@ -517,7 +541,10 @@ pgsq_other_life(TimestampTz counted_for, TimestampTz since)
 	return counted_for != 0 && since != 0 && since != counted_for;
 }
 
+extern uint64 pgsq_table_size(void);
 extern uint64 pgsq_entry_bound(void);
+extern uint64 pgsq_class_bound(bool plans);
+extern uint64 pgsq_live_of_class(bool plans);
 extern bool pgsq_entry_count_known(uint64 count);
 extern Size pgsq_entry_count_shmem_size(void);
 extern void pgsq_entry_count_shmem_startup(void);
@@ -529,9 +556,12 @@ extern void pgsq_entry_created(uint64 objid);
 extern void pgsq_entry_restored(uint64 objid);
 extern void pgsq_entry_not_created(void);
 extern void pgsq_entries_removed(int64 count);
-extern void pgsq_live_entry_added(void);
-extern void pgsq_live_entries_dropped(int64 count);
+extern void pgsq_live_entry_added(bool plan);
+extern void pgsq_live_entry_dropped(bool plan);
 extern uint64 pgsq_live_entries(void);
+extern uint64 pgsq_live_plans(void);
+extern void pgsq_plan_untracked(void);
+extern uint64 pgsq_plans_untracked(void);
 
 extern Size pgsq_ring_shmem_size(uint64 bound);
 extern void pgsq_ring_shmem_startup(uint64 bound);
@@ -597,7 +627,7 @@ pgsq_entry_used(PgsqSharedEntry *entry)
 extern Size pgsq_eviction_shmem_size(void);
 extern void pgsq_eviction_shmem_startup(void);
 extern void pgsq_sweep_after_full_reset(void);
-extern bool pgsq_room_for_new_entry(bool nested);
+extern bool pgsq_room_for_new_entry(bool nested, bool plan);
 extern void pgsq_maybe_sweep(bool nested);
 
 
@@ -621,6 +651,8 @@ typedef struct PgsqTextSource
 	int			level;			/* nesting level it runs at */
 	bool		located;		/* source is the statement itself, already cut
 								 * out of its source text at location */
+	QueryDesc  *plan;			/* for a plan's entry: the statement whose
+								 * plan it is, at its end (source unused) */
 } PgsqTextSource;
 
 extern dsa_pointer pgsq_statement_text(const PgsqKey *key,
@@ -944,7 +976,8 @@ typedef struct PgsqReadSet
 } PgsqReadSet;
 
 extern PgsqReadSet *pgsq_read_entries(TimestampTz since, bool texts,
-									  Oid text_user, bool percentiles);
+									  Oid text_user, bool percentiles,
+									  bool plans);
 extern void pgsq_read_done(PgsqReadSet *set);
 extern bool pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data);
 extern TimestampTz pgsq_reset_entries(const PgsqResetFilter *filter,
@@ -1012,6 +1045,7 @@ pgsq_timestamp_or_null(TimestampTz ts, bool *isnull)
 
 extern PGDLLEXPORT Datum pg_stat_queries(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum pg_stat_queries_changed(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum pg_stat_queries_plans(PG_FUNCTION_ARGS);
 
 extern void pgsq_install_direct_scan(void);
 
@@ -1043,16 +1077,18 @@ extern void pgsq_install_direct_scan(void);
  * custom_plan_calls; 6 replaced the histogram of three buckets per doubling
  * (exec_hist.log3, still read and converted) with one of eighteen, and
  * added the failed executions' counters; 7 says its texts are literal-free
- * (texts_literal_free: older files' are normalized again when read).  Bump
+ * (texts_literal_free: older files' are normalized again when read); 8
+ * added planid, plans' entries (a file holding any needs a reader of 8).  Bump
  * PGSQ_SAVE_FORMAT with any change of columns; raise PGSQ_SAVE_OLDEST_READER
  * only for a change that older builds would misread.
  */
 #ifndef PGSQ_TEST_EXTRA_COUNTER
-#define PGSQ_SAVE_FORMAT 7
+#define PGSQ_SAVE_FORMAT 8
 #else
-#define PGSQ_SAVE_FORMAT 8		/* test/t/012_upgrade.pl's newer build */
+#define PGSQ_SAVE_FORMAT 9		/* test/t/012_upgrade.pl's newer build */
 #endif
 #define PGSQ_SAVE_OLDEST_READER 4
+#define PGSQ_SAVE_OLDEST_PLANS_READER 8	/* of a file that holds plans */
 
 /* Longest column name */
 #define PGSQ_SAVE_NAME_MAX 63

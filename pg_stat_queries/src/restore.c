@@ -54,6 +54,7 @@ const SavedColumn pgsq_entry_columns[] = {
 	ENTRY_COLUMN("dbid", data.key.dbid),
 	ENTRY_COLUMN("queryid", data.key.queryid),
 	ENTRY_COLUMN("toplevel", data.key.toplevel),
+	ENTRY_COLUMN("planid", data.key.planid),
 	ENTRY_COLUMN("stats_since", data.stats_since),
 	ENTRY_COLUMN("changed_at", data.changed_at),
 	ENTRY_COLUMN("minmax_stats_since", data.minmax_stats_since),

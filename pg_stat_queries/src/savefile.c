@@ -145,7 +145,13 @@ write_contents(SaveWriter *w)
 	memset(&header, 0, sizeof(header));
 	header.magic = PGSQ_SAVE_MAGIC;
 	header.format = PGSQ_SAVE_FORMAT;
-	header.oldest_reader = PGSQ_SAVE_OLDEST_READER;
+	/*
+	 * Builds before plans had entries would take a plan's row for its
+	 * statement's, and merge the two: a file holding plans is for readers
+	 * of format 8 and later only.
+	 */
+	header.oldest_reader = pgsq_live_plans() > 0 ?
+		PGSQ_SAVE_OLDEST_PLANS_READER : PGSQ_SAVE_OLDEST_READER;
 	header.pg_major = PG_VERSION_NUM / 100;
 	write_bytes(w, &header, sizeof(header));
 

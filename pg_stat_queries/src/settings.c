@@ -26,6 +26,7 @@ static const struct config_enum_entry track_level_options[] = {
 };
 
 int			pgsq_max = 5000;
+int			pgsq_max_plans = 1000;
 int			pgsq_track = PGSQ_TRACK_TOP;
 bool		pgsq_track_utility = true;
 bool		pgsq_track_planning = false;
@@ -160,7 +161,18 @@ pgsq_define_settings(void)
 							&pgsq_max,
 							5000,
 							100,
-							INT_MAX / 2,
+							INT_MAX / 4,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_stat_queries.max_plans",
+							"Sets the maximum number of plans tracked by pg_stat_queries.",
+							"Plans have room of their own beside max statements. 0 tracks no plans. Takes effect at reload.",
+							&pgsq_max_plans,
+							1000,
+							0,
+							INT_MAX / 4,
 							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);

@@ -67,11 +67,20 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 {
 	int			location = src->location;
 	int			len = src->len;
-	const char *stmt = src->located ? src->source :
-		CleanQuerytext(src->source, &location, &len);
+	const char *stmt;
 	int			text_len = len;
 	char	   *norm;
 
+	/* a plan's entry: the plan's text, literal-free too (plans.c) */
+	if (src->plan != NULL)
+	{
+		norm = pgsq_plan_text(src->plan, &text_len);
+		return prepare_normalized(norm, text_len, GetDatabaseEncoding());
+	}
+
+	stmt = src->located ? src->source :
+		CleanQuerytext(src->source, &location, &len);
+	text_len = len;
 	if (src->jstate != NULL)
 		norm = pgsq_normalize(src->jstate, stmt, location, len, &text_len,
 							  NULL);

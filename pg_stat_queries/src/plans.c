@@ -1,0 +1,251 @@
+/*-------------------------------------------------------------------------
+ *
+ * plans.c
+ *		Plans: the identifier of a statement's plan.
+ *
+ * A plan id tells two plans of one statement apart by what a user sees as
+ * a different plan: which nodes, in which shape (join order), on which
+ * relations and indexes, joined how, scanning in which direction, parallel
+ * aware or not, aggregating by which strategy, with which subplans.  Costs,
+ * row estimates, worker counts and constants do not count, so a custom
+ * plan and a generic plan of the same shape share an id.  Relations and
+ * indexes are named by OID, which stays the same across restarts and
+ * backends (not across a dump and restore).
+ *
+ * It is computed once per planning, in the planner hook, for a statement
+ * that is tracked, and set in PlannedStmt->planId, which PostgreSQL 18
+ * gave to extensions: PostgreSQL reports a top-level statement's plan id
+ * in pg_stat_activity.plan_id.  Another extension that set it first keeps
+ * its own.
+ *
+ * A plan's text is made once, when its entry is created (or found without
+ * one), from the statement still open at its end: EXPLAIN (COSTS OFF) as
+ * it would print it, passed through the literal rule of query texts
+ * (normalize.c), so a custom plan's constants and a generic plan's
+ * parameters both read $n.  Executions of a known plan never make one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/plannodes.h"
+#include "parser/parsetree.h"
+
+#include "pg_stat_queries.h"
+
+/* Mix a value into a plan id being computed */
+static inline uint64
+mix(uint64 id, uint64 value)
+{
+	return hash_combine64(id, murmurhash64(value));
+}
+
+/* What a scan of range table entry scanrelid reads: a relation's OID */
+static uint64
+scanned(const PlannedStmt *pstmt, Index scanrelid)
+{
+	RangeTblEntry *rte;
+
+	if (scanrelid == 0 || scanrelid > (Index) list_length(pstmt->rtable))
+		return 0;
+	rte = rt_fetch(scanrelid, pstmt->rtable);
+	if (rte->rtekind == RTE_RELATION)
+		return (uint64) rte->relid;
+	/* a subquery, function, VALUES, CTE ...: its kind */
+	return ((uint64) 1 << 32) | (uint64) rte->rtekind;
+}
+
+static uint64 plan_node_id(const PlannedStmt *pstmt, const Plan *plan,
+						   uint64 id);
+
+/* Mix every plan of a list into id, in order */
+static uint64
+plan_list_id(const PlannedStmt *pstmt, const List *plans, uint64 id)
+{
+	ListCell   *lc;
+
+	id = mix(id, (uint64) list_length(plans));
+	foreach(lc, plans)
+		id = plan_node_id(pstmt, (const Plan *) lfirst(lc), id);
+	return id;
+}
+
+/* Mix one plan node, and the plans below it, into id */
+static uint64
+plan_node_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
+{
+	if (plan == NULL)
+		return mix(id, 0);
+
+	check_stack_depth();
+	id = mix(id, ((uint64) nodeTag(plan) << 1) | (plan->parallel_aware ? 1 : 0));
+
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_SampleScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_FunctionScan:
+		case T_ValuesScan:
+		case T_TableFuncScan:
+		case T_CteScan:
+		case T_NamedTuplestoreScan:
+		case T_WorkTableScan:
+		case T_ForeignScan:
+			id = mix(id, scanned(pstmt, ((const Scan *) plan)->scanrelid));
+			break;
+		case T_IndexScan:
+			{
+				const IndexScan *scan = (const IndexScan *) plan;
+
+				id = mix(id, scanned(pstmt, scan->scan.scanrelid));
+				id = mix(id, scan->indexid);
+				id = mix(id, (uint64) (scan->indexorderdir + 1));
+			}
+			break;
+		case T_IndexOnlyScan:
+			{
+				const IndexOnlyScan *scan = (const IndexOnlyScan *) plan;
+
+				id = mix(id, scanned(pstmt, scan->scan.scanrelid));
+				id = mix(id, scan->indexid);
+				id = mix(id, (uint64) (scan->indexorderdir + 1));
+			}
+			break;
+		case T_BitmapIndexScan:
+			{
+				const BitmapIndexScan *scan = (const BitmapIndexScan *) plan;
+
+				id = mix(id, scanned(pstmt, scan->scan.scanrelid));
+				id = mix(id, scan->indexid);
+			}
+			break;
+		case T_SubqueryScan:
+			id = plan_node_id(pstmt, ((const SubqueryScan *) plan)->subplan, id);
+			break;
+		case T_CustomScan:
+			{
+				const CustomScan *scan = (const CustomScan *) plan;
+				const char *name = scan->methods->CustomName;
+
+				id = mix(id, scanned(pstmt, scan->scan.scanrelid));
+				id = mix(id, hash_bytes_extended((const unsigned char *) name,
+												 strlen(name), 0));
+				id = plan_list_id(pstmt, scan->custom_plans, id);
+			}
+			break;
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+			id = mix(id, (uint64) ((const Join *) plan)->jointype);
+			break;
+		case T_Agg:
+			id = mix(id, (uint64) ((const Agg *) plan)->aggstrategy);
+			break;
+		case T_SetOp:
+			id = mix(id, (uint64) ((const SetOp *) plan)->strategy);
+			break;
+		case T_ModifyTable:
+			{
+				const ModifyTable *mt = (const ModifyTable *) plan;
+				ListCell   *lc;
+
+				id = mix(id, (uint64) mt->operation);
+				foreach(lc, mt->resultRelations)
+					id = mix(id, scanned(pstmt, (Index) lfirst_int(lc)));
+			}
+			break;
+		case T_Append:
+			id = plan_list_id(pstmt, ((const Append *) plan)->appendplans, id);
+			break;
+		case T_MergeAppend:
+			id = plan_list_id(pstmt, ((const MergeAppend *) plan)->mergeplans, id);
+			break;
+		case T_BitmapAnd:
+			id = plan_list_id(pstmt, ((const BitmapAnd *) plan)->bitmapplans, id);
+			break;
+		case T_BitmapOr:
+			id = plan_list_id(pstmt, ((const BitmapOr *) plan)->bitmapplans, id);
+			break;
+		default:
+			break;
+	}
+
+	/* the outer, then the inner plan: join order */
+	id = plan_node_id(pstmt, plan->lefttree, id);
+	return plan_node_id(pstmt, plan->righttree, id);
+}
+
+/*
+ * The id of a statement's plan: its plan tree, then its subplans (those
+ * of SubPlan and InitPlan expressions), never 0.
+ */
+int64
+pgsq_plan_id(const PlannedStmt *pstmt)
+{
+	uint64		id;
+
+	id = plan_node_id(pstmt, pstmt->planTree, (uint64) pstmt->commandType);
+	id = plan_list_id(pstmt, pstmt->subplans, id);
+	return id == 0 ? 1 : (int64) id;
+}
+
+/*
+ * The text of the plan a statement ran, at its end: EXPLAIN (COSTS OFF),
+ * made literal-free; NULL if it cannot be made (never an error).  Interrupts
+ * are held meanwhile, so that no cancel is taken from the statement; any
+ * other error (none is expected: the statement's relations are locked) is
+ * dropped with everything made in the work context.
+ */
+char *
+pgsq_plan_text(QueryDesc *query, int *len)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext work;
+	char	   *explained = NULL;
+	int			explained_len = 0;
+	char	   *result = NULL;
+
+	if (query->planstate == NULL)
+		return NULL;
+	work = AllocSetContextCreate(caller, "pg_stat_queries plan text",
+								 ALLOCSET_DEFAULT_SIZES);
+	HOLD_INTERRUPTS();
+	MemoryContextSwitchTo(work);
+	PG_TRY();
+	{
+		ExplainState *es = NewExplainState();
+
+		es->costs = false;
+		es->format = EXPLAIN_FORMAT_TEXT;
+		ExplainBeginOutput(es);
+		ExplainPrintPlan(es, query);
+		ExplainEndOutput(es);
+		explained = es->str->data;
+		explained_len = es->str->len;
+		while (explained_len > 0 && explained[explained_len - 1] == '\n')
+			explained_len--;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(work);
+		FlushErrorState();
+		explained = NULL;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(caller);
+	RESUME_INTERRUPTS();
+
+	if (explained != NULL && explained_len > 0)
+		result = pgsq_normalize(NULL, explained, 0, explained_len, len, NULL);
+	MemoryContextDelete(work);
+	return result;
+}
