@@ -55,7 +55,8 @@ cg_setup_cluster() {
 		{ cat "$BENCH_DIR/init.log"; bench_die "pgbench -i failed"; }
 }
 
-# The settings of a configuration: $1 = none, pgss, pgsq or pgsq-sampleR,
+# The settings of a configuration: $1 = none, pgss, pgsq, pgsq-noplans
+# (max_plans = 0: statements only) or pgsq-sampleR,
 # $2 = .max of the extension; CG_PGSQ_SETTINGS adds lines for pgsq*
 cg_config_settings() {
 	local c=$1 max=$2
@@ -68,6 +69,11 @@ pg_stat_statements.max = $max" ;;
 		pgsq) echo "shared_preload_libraries = 'pg_stat_queries'
 pg_stat_queries.save = off
 pg_stat_queries.max = $max
+${CG_PGSQ_SETTINGS:-}" ;;
+		pgsq-noplans) echo "shared_preload_libraries = 'pg_stat_queries'
+pg_stat_queries.save = off
+pg_stat_queries.max = $max
+pg_stat_queries.max_plans = 0
 ${CG_PGSQ_SETTINGS:-}" ;;
 		pgsq-sample*) echo "shared_preload_libraries = 'pg_stat_queries'
 pg_stat_queries.save = off

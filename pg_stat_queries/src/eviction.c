@@ -705,8 +705,7 @@ pass_may_go_on(bool at_bound, bool nested)
 
 /*
  * Are statements (or plans) at the fill level where sweeping starts?  Sets
- * *at_bound if they are at their bound.  Plans are never nearly full when
- * none are kept (the table is then the statements').
+ * *at_bound if they are at their bound.
  */
 static inline bool
 class_nearly_full(bool plans, bool *at_bound)
@@ -714,8 +713,6 @@ class_nearly_full(bool plans, bool *at_bound)
 	uint64		live;
 	uint64		of = (uint64) (plans ? pgsq_max_plans : pgsq_max);
 
-	if (of == 0 || pgsq_max_plans == 0)
-		return false;
 	live = pgsq_live_of_class(plans);
 	if (live >= pgsq_class_bound(plans))
 		*at_bound = true;
@@ -732,7 +729,13 @@ pgsq_maybe_sweep(bool nested)
 
 	if (count < pgsq_table_size() * PGSQ_SWEEP_START_PCT / 100)
 	{
-		/* the table is not nearly full, but statements or plans may be */
+		/*
+		 * The table is not nearly full, but statements or plans may be:
+		 * not while the whole count is below where either class starts.
+		 */
+		if (pgsq_max_plans == 0 ||
+			count < (uint64) Min(pgsq_max, pgsq_max_plans) * PGSQ_SWEEP_START_PCT / 100)
+			return;
 		if (!class_nearly_full(false, &at_bound) &&
 			!class_nearly_full(true, &at_bound))
 			return;

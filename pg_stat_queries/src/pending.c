@@ -125,9 +125,24 @@ static uint32 pending_batch = 1;
 #define PGSQ_PENDING_SHRINK_AFTER 4
 static int	small_batches = 0;
 
-/* Position of the statement that got counts last, valid in its batch */
+/*
+ * Positions of the two statements that got counts last, the latest first,
+ * valid in their batch: a statement and its plan's entry (plans.c) get
+ * counts one after the other at each execution.
+ */
 static int	last_pos = -1;
+static int	prev_pos = -1;
 static uint32 last_batch = 0;
+
+/* Remember the position that got counts last */
+static inline void
+remember_pos(int pos)
+{
+	if (pos != last_pos)
+		prev_pos = last_batch == pending_batch ? last_pos : -1;
+	last_pos = pos;
+	last_batch = pending_batch;
+}
 
 static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
 
@@ -184,8 +199,7 @@ find_pending(uint64 objid)
 			return NULL;
 		if (slot->objid == objid)
 		{
-			last_pos = slot->pos;
-			last_batch = pending_batch;
+			remember_pos(slot->pos);
 			return &pending_stmts[slot->pos];
 		}
 	}
@@ -288,8 +302,7 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 	ps->entry_since = entry_since(entry);
 	pgsq_counters_clear(&ps->counters);
 	index_pending(objid, pending_count);
-	last_pos = pending_count;
-	last_batch = pending_batch;
+	remember_pos(pending_count);
 	pending_count++;
 	/* have the statistics system call our flush (pgsq_flush_pending) */
 	pgstat_report_fixed = true;
@@ -378,6 +391,13 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	{
 		/* the statement that got counts last, most likely run again */
 		ps = &pending_stmts[last_pos];
+		objid = ps->objid;
+	}
+	else if (prev_pos >= 0 && last_batch == pending_batch &&
+			 pgsq_key_equals(&pending_stmts[prev_pos].key, key))
+	{
+		/* or the one before it: the statement of the plan counted last */
+		ps = &pending_stmts[prev_pos];
 		objid = ps->objid;
 	}
 	else
@@ -583,6 +603,7 @@ pgsq_flush_pending(bool nowait)
 	}
 	pending_count = kept;
 	last_pos = -1;
+	prev_pos = -1;
 	last_flush = GetCurrentTimestamp();
 
 	/*
