@@ -22,7 +22,9 @@
  * one), from the statement still open at its end: EXPLAIN (COSTS OFF) as
  * it would print it, passed through the literal rule of query texts
  * (normalize.c), so a custom plan's constants and a generic plan's
- * parameters both read $n.  Executions of a known plan never make one.
+ * parameters both read $n.  The numbers EXPLAIN writes itself (worker
+ * counts, subplans' numbers) are no typed values: they stay.  Executions of
+ * a known plan never make one.
  *
  *-------------------------------------------------------------------------
  */
@@ -32,6 +34,7 @@
 #include "commands/explain_format.h"
 #include "commands/explain_state.h"
 #include "common/hashfn.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/plannodes.h"
@@ -199,6 +202,67 @@ pgsq_plan_id(const PlannedStmt *pstmt)
 }
 
 /*
+ * Numbers that EXPLAIN writes after these words are its own, never a value
+ * typed into the statement (a literal there would be inside quotes, or
+ * would not follow these words)
+ */
+static const char *const explain_numbers[] = {
+	"Workers Planned: ", "Subplans Removed: ", "InitPlan ", "SubPlan "
+};
+
+/* What such a number becomes while the text is scanned: an identifier */
+#define NUMBER_MASK "pgsq_explain_no_"
+
+/*
+ * Copy text, with every number EXPLAIN wrote itself (above) turned into an
+ * identifier (mask) or back (!mask), so that the literal rule leaves it
+ */
+static char *
+mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
+{
+	StringInfoData out;
+	int			i = 0;
+
+	initStringInfo(&out);
+	while (i < len)
+	{
+		bool		done = false;
+
+		for (int k = 0; k < lengthof(explain_numbers) && !done; k++)
+		{
+			const char *word = explain_numbers[k];
+			int			wlen = strlen(word);
+			int			at = i + wlen;
+
+			if (len - i <= wlen || strncmp(text + i, word, wlen) != 0)
+				continue;
+			if (!mask)
+			{
+				int			mlen = strlen(NUMBER_MASK);
+
+				if (len - at <= mlen || strncmp(text + at, NUMBER_MASK, mlen) != 0 ||
+					!isdigit((unsigned char) text[at + mlen]))
+					continue;
+				appendBinaryStringInfo(&out, text + i, wlen);
+				i = at + mlen;
+				done = true;
+			}
+			else if (isdigit((unsigned char) text[at]))
+			{
+				appendBinaryStringInfo(&out, text + i, wlen);
+				appendStringInfoString(&out, NUMBER_MASK);
+				i = at;
+				done = true;
+			}
+		}
+		if (!done)
+			appendStringInfoChar(&out, text[i++]);
+	}
+	*out_len = out.len;
+	return out.data;
+}
+
+/*
  * The text of the plan a statement ran, at its end: EXPLAIN (COSTS OFF),
  * made literal-free; NULL if it cannot be made (never an error).  Interrupts
  * are held meanwhile, so that no cancel is taken from the statement; any
@@ -245,7 +309,20 @@ pgsq_plan_text(QueryDesc *query, int *len)
 	RESUME_INTERRUPTS();
 
 	if (explained != NULL && explained_len > 0)
-		result = pgsq_normalize(NULL, explained, 0, explained_len, len, NULL);
+	{
+		int			masked_len;
+		char	   *masked = mask_explain_numbers(explained, explained_len, true,
+											  &masked_len);
+		char	   *norm = pgsq_normalize(NULL, masked, 0, masked_len,
+										  &masked_len, NULL);
+
+		pfree(masked);
+		if (norm != NULL)
+		{
+			result = mask_explain_numbers(norm, masked_len, false, len);
+			pfree(norm);
+		}
+	}
 	MemoryContextDelete(work);
 	return result;
 }
