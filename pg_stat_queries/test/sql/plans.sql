@@ -207,6 +207,10 @@ SELECT evicted_entries > 0 AS evicted FROM pg_stat_queries_info;
 SELECT count(*) AS newest_plans_kept FROM plans_of('SELECT count(*) FROM plans_t WHERE a <> $1%')
  WHERE plan LIKE '%a <> $200)%';
 
+-- a full reset drops the plans and zeroes the count of those refused
+SELECT pg_stat_queries_reset() IS NOT NULL AS t;
+SELECT num_plans <= 1 AS plans_gone, untracked_plans FROM pg_stat_queries_info;
+
 -- max_plans = 0: no plan is tracked, statements still are
 ALTER SYSTEM SET pg_stat_queries.max_plans = 0;
 SELECT pg_reload_conf();
