@@ -870,6 +870,13 @@ pgsq_plans_untracked(void)
 	return pg_atomic_read_u64(&counts->plans_untracked);
 }
 
+/* A full reset: no plan execution found no room since */
+void
+pgsq_plans_untracked_reset(void)
+{
+	pg_atomic_write_u64(&counts->plans_untracked, 0);
+}
+
 
 /*-------------------------------------------------------------------------
  * The ring of our entries' ids: the hand of the clock sweep.

@@ -441,6 +441,7 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 			pg_atomic_write_u64(&pgsq_state->texts_missing, 0);
 			pg_atomic_add_fetch_u64(&pgsq_state->full_resets, 1);
 			pg_atomic_write_u64(&pgsq_state->refused, 0);
+			pgsq_plans_untracked_reset();
 			pg_atomic_write_u64(&pgsq_state->last_eviction_time, 0);
 		}
 	}

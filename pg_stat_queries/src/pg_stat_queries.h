@@ -562,6 +562,7 @@ extern uint64 pgsq_live_entries(void);
 extern uint64 pgsq_live_plans(void);
 extern void pgsq_plan_untracked(void);
 extern uint64 pgsq_plans_untracked(void);
+extern void pgsq_plans_untracked_reset(void);
 
 extern Size pgsq_ring_shmem_size(uint64 bound);
 extern void pgsq_ring_shmem_startup(uint64 bound);
