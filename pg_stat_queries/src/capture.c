@@ -323,7 +323,7 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	/*
 	 * The plan's id, unless another extension gave it one (PostgreSQL
-	 * reports it to pg_stat_activity's backend when this hook returns)
+	 * reports it in the backend's status when this hook returns)
 	 */
 	if (result->planId == INT64CONST(0) && pgsq_max_plans > 0 &&
 		parse->queryId != INT64CONST(0) && tracking(nesting_level))
@@ -472,6 +472,11 @@ pgsq_ExecutorEnd(QueryDesc *queryDesc)
 	if (usage != NULL && queryid != INT64CONST(0) && tracking(nesting_level))
 	{
 		EState	   *estate = queryDesc->estate;
+
+		/* a cached plan made while plans were not tracked: its id, once */
+		if (unlikely(queryDesc->plannedstmt->planId == INT64CONST(0)) &&
+			pgsq_max_plans > 0)
+			queryDesc->plannedstmt->planId = pgsq_plan_id(queryDesc->plannedstmt);
 
 		record_statement(queryid, queryDesc->sourceText,
 						 queryDesc->plannedstmt->stmt_location,

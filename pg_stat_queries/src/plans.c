@@ -15,8 +15,10 @@
  * It is computed once per planning, in the planner hook, for a statement
  * that is tracked, and set in PlannedStmt->planId, which PostgreSQL 18
  * gave to extensions: PostgreSQL reports a top-level statement's plan id
- * in pg_stat_activity.plan_id.  Another extension that set it first keeps
- * its own.
+ * in the backend's status (pgstat_report_plan_id).  Another extension that
+ * set it first keeps its own.  A cached plan made while plans were not
+ * tracked (max_plans 0, or a statement level not tracked then) gets its
+ * id at its first execution that counts, once.
  *
  * A plan's text is made once, when its entry is created (or found without
  * one), from the statement still open at its end: EXPLAIN (COSTS OFF) as

@@ -220,12 +220,27 @@ SELECT count(*) FROM plans_t WHERE a = 7 OR b = 'x';
 SELECT count(*) AS statements FROM pg_stat_queries
  WHERE query = 'SELECT count(*) FROM plans_t WHERE a = $1 OR b = $2';
 SELECT count(*) AS plans FROM plans_of('SELECT count(*) FROM plans_t WHERE a = $1 OR b = $2');
+-- a plan cached now has no plan id ...
+SET plan_cache_mode = force_generic_plan;
+PREPARE plans_cached(int) AS SELECT b FROM plans_t WHERE a = $1 AND b <> 'cached';
+EXECUTE plans_cached(1);
+EXECUTE plans_cached(2);
 
 ALTER SYSTEM RESET pg_stat_queries.max_plans;
 ALTER SYSTEM RESET pg_stat_queries.min_sweep_interval;
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.2);
 SHOW pg_stat_queries.max_plans;
+
+-- ... and gets one at its first execution once plans are tracked again
+EXECUTE plans_cached(3);
+EXECUTE plans_cached(4);
+EXECUTE plans_cached(5);
+SELECT calls FROM pg_stat_queries
+ WHERE query LIKE '%SELECT b FROM plans_t WHERE a = $1 AND b <> $2';
+SELECT calls, plan FROM plans_of('%SELECT b FROM plans_t WHERE a = $1 AND b <> $2');
+DEALLOCATE plans_cached;
+RESET plan_cache_mode;
 
 DROP OWNED BY regress_plans_plain, regress_plans_reader;
 DROP ROLE regress_plans_plain, regress_plans_reader;
