@@ -348,15 +348,23 @@ if ($with_legacy)
 	$node->stop;
 }
 
+# the plans' entries of a parsed file, as "queryid:planid"
+sub saved_plans
+{
+	my ($saved) = @_;
+	return map { unpack('q<', $_->{queryid}) . ':' . unpack('q<', $_->{planid}) }
+	  grep { exists $_->{planid} && unpack('q<', $_->{planid}) != 0 }
+	  @{ $saved->{entries} };
+}
+
 # ---- new, with plans, to format 6: a file holding plans' entries needs a
 # reader of format 8 (an older build would merge a plan's counts into its
 # statement's); format 6 drops it with one LOG line, and the new build,
 # given it back, reads it, plans included
 $saved = read_saved($saved_file);
 is($saved->{oldest_reader}, 8, 'a file holding plans needs a reader of format 8');
-ok( (grep { exists $_->{planid} && unpack('q<', $_->{planid}) != 0 }
-	  @{ $saved->{entries} }),
-	"and holds plans' entries");
+my @plans_saved = saved_plans($saved);
+cmp_ok(scalar(@plans_saved), '>', 0, "and holds plans' entries");
 copy($saved_file, "$tmp/with_plans.stat") or die;
 use_library('format6');
 $offset = start_node();
@@ -374,15 +382,16 @@ is(pg_stats(), $pg, "and back to new: PostgreSQL's statistics kept");
 is(our_stats(), $ours, 'and back to new: ours read back');
 ok(!$node->log_contains(qr/ignoring pg_stat_queries/, $offset),
 	'and back to new: nothing ignored');
-cmp_ok(
-	$node->safe_psql(
-		'postgres',
-		q{SELECT count(*) FROM pg_stat_queries_plans p JOIN pg_stat_queries s USING (userid, dbid, queryid, toplevel)
- WHERE s.query LIKE '%upg_t%' AND s.query NOT LIKE '%pg_stat%'}),
-	'>', 0, "and back to new: the workload's plans read back");
+# (the extension may be at 1.1 here, without pg_stat_queries_plans: the
+# plans read back are those saved again)
+$node->stop;
+my %plans_again = map { $_ => 1 } saved_plans(read_saved($saved_file));
+is(join(',', grep { !$plans_again{$_} } @plans_saved),
+	'', "and back to new: the plans' entries read back, and saved again");
 
 # With max_plans = 0 no plan is kept nor saved: the file is one that
 # older builds read (how to downgrade)
+$node->start;
 $node->safe_psql('postgres',
 	'ALTER SYSTEM SET pg_stat_queries.max_plans = 0; SELECT pg_reload_conf()');
 $node->stop;
