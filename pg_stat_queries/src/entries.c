@@ -664,8 +664,12 @@ typedef struct EntryCount
 	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
 	pg_atomic_uint64 created_entries;	/* entries created so far */
 	pg_atomic_uint64 live_entries;	/* exact: live entries in the hash */
+	pg_atomic_uint64 live_statements;	/* exact: of those, statements' */
 	pg_atomic_uint64 live_plans;	/* exact: of those, plans' entries */
 	pg_atomic_uint64 plans_untracked;	/* plan executions refused */
+	pg_atomic_uint64 claimed[2];	/* statements' [0] and plans' [1]: live
+									 * or in room reserved, below each class's
+									 * bound (pgsq_reserve_entry) */
 } EntryCount;
 
 static EntryCount *counts = NULL;
@@ -692,16 +696,16 @@ pgsq_class_bound(bool plans)
 		(100 + PGSQ_OVERSHOOT_PCT) / 100;
 }
 
-/* Live entries of plans, or of statements, exactly */
+/*
+ * Live entries of plans, or of statements, exactly: each class has a count
+ * of its own (one taken from the other, each read at another moment, could
+ * be off by the entries added or dropped in between)
+ */
 uint64
 pgsq_live_of_class(bool plans)
 {
-	uint64		all = pg_atomic_read_u64(&counts->live_entries);
-	uint64		of_plans = pg_atomic_read_u64(&counts->live_plans);
-
-	if (plans)
-		return of_plans;
-	return all > of_plans ? all - of_plans : 0;
+	return pg_atomic_read_u64(plans ? &counts->live_plans :
+							  &counts->live_statements);
 }
 
 /* Is this count known, rather than waiting for the first pass? */
@@ -732,8 +736,11 @@ pgsq_entry_count_shmem_startup(void)
 	pg_atomic_init_u64(&counts->num_entries, PGSQ_COUNT_UNKNOWN);
 	pg_atomic_init_u64(&counts->created_entries, 0);
 	pg_atomic_init_u64(&counts->live_entries, 0);
+	pg_atomic_init_u64(&counts->live_statements, 0);
 	pg_atomic_init_u64(&counts->live_plans, 0);
 	pg_atomic_init_u64(&counts->plans_untracked, 0);
+	pg_atomic_init_u64(&counts->claimed[0], 0);
+	pg_atomic_init_u64(&counts->claimed[1], 0);
 }
 
 /* The number of entries: approximate, or unknown (pgsq_entry_count_known) */
@@ -765,10 +772,42 @@ pgsq_created_entries(void)
  * caller then either creates the entry and has it swept (pgsq_entry_created)
  * or gives the room back (pgsq_entry_not_created).
  */
-bool
-pgsq_reserve_entry(void)
+/* Give back the room of an entry of a class (never below zero) */
+static void
+release_claim(bool plan)
 {
+	pg_atomic_uint64 *claimed = &counts->claimed[plan ? 1 : 0];
+	uint64		old = pg_atomic_read_u64(claimed);
+
+	Assert(old > 0);
+	while (!pg_atomic_compare_exchange_u64(claimed, &old,
+										   old > 0 ? old - 1 : 0))
+		;
+}
+
+/*
+ * Reserve room for an entry a backend is about to create, and say whether
+ * there is any.  Backends check for room before, but several may pass that
+ * check at once: the count is raised only while it is below the bound, so
+ * the table never holds more entries than that, not even for a moment.  So
+ * is the count of the entry's class (statements or plans, plan) first,
+ * below the class's own bound.  The caller then either creates the entry
+ * and has it swept (pgsq_entry_created) or gives the room back
+ * (pgsq_entry_not_created).
+ */
+bool
+pgsq_reserve_entry(bool plan)
+{
+	pg_atomic_uint64 *claimed = &counts->claimed[plan ? 1 : 0];
+	uint64		class_bound = pgsq_class_bound(plan);
 	uint64		count;
+
+	count = pg_atomic_read_u64(claimed);
+	do
+	{
+		if (count >= class_bound)
+			return false;
+	} while (!pg_atomic_compare_exchange_u64(claimed, &count, count + 1));
 
 	/* first: a pass that recounts meanwhile errs high, never low */
 	pg_atomic_add_fetch_u64(&counts->created_entries, 1);
@@ -776,7 +815,10 @@ pgsq_reserve_entry(void)
 	do
 	{
 		if (count >= pgsq_entry_bound() && pgsq_entry_count_known(count))
+		{
+			release_claim(plan);
 			return false;
+		}
 	} while (!pg_atomic_compare_exchange_u64(&counts->num_entries, &count,
 											 count + 1));
 	return true;
@@ -795,8 +837,9 @@ pgsq_entry_created(uint64 objid)
  * within max.  Counted like a creation, and put in the ring.
  */
 void
-pgsq_entry_restored(uint64 objid)
+pgsq_entry_restored(uint64 objid, bool plan)
 {
+	pg_atomic_add_fetch_u64(&counts->claimed[plan ? 1 : 0], 1);
 	pg_atomic_add_fetch_u64(&counts->created_entries, 1);
 	pg_atomic_add_fetch_u64(&counts->num_entries, 1);
 	pgsq_ring_push(objid);
@@ -804,8 +847,9 @@ pgsq_entry_restored(uint64 objid)
 
 /* No entry was created in the room reserved: give it back */
 void
-pgsq_entry_not_created(void)
+pgsq_entry_not_created(bool plan)
 {
+	release_claim(plan);
 	pgsq_entries_removed(1);
 }
 
@@ -825,21 +869,22 @@ void
 pgsq_live_entry_added(bool plan)
 {
 	pg_atomic_add_fetch_u64(&counts->live_entries, 1);
-	if (plan)
-		pg_atomic_add_fetch_u64(&counts->live_plans, 1);
+	pg_atomic_add_fetch_u64(plan ? &counts->live_plans :
+							&counts->live_statements, 1);
 }
 
 /* A live entry was dropped by the backend that closed it */
 void
 pgsq_live_entry_dropped(bool plan)
 {
+	pg_atomic_uint64 *of_class = plan ? &counts->live_plans :
+		&counts->live_statements;
+
 	Assert(pg_atomic_read_u64(&counts->live_entries) > 0);
 	pg_atomic_sub_fetch_u64(&counts->live_entries, 1);
-	if (plan)
-	{
-		Assert(pg_atomic_read_u64(&counts->live_plans) > 0);
-		pg_atomic_sub_fetch_u64(&counts->live_plans, 1);
-	}
+	Assert(pg_atomic_read_u64(of_class) > 0);
+	pg_atomic_sub_fetch_u64(of_class, 1);
+	release_claim(plan);
 }
 
 /* The number of live entries, statements' and plans', exactly */

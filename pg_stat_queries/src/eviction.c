@@ -527,20 +527,34 @@ sweep_slice(void)
 	TimestampTz now;
 
 	/*
-	 * With the table below its low-water mark, statements or plans may still
-	 * be over theirs: only they are swept.
+	 * Only statements or plans over their own low-water mark are swept (the
+	 * table's is the sum of theirs), and within min_sweep_interval of the
+	 * last pass, which only a bound lets go on, only those at their bound:
+	 * plans churning at theirs must not age statements at a faster pace
+	 * than statements' own, nor evict them.  Only when neither is over its
+	 * mark (the table's count errs high) is the table's count the measure.
 	 */
-	if (!counting && needed == 0)
+	if (!counting)
 	{
 		int64		statements = class_excess(false);
 		int64		plans = class_excess(true);
+		TimestampTz earliest =
+			TimestampTzPlusMilliseconds((TimestampTz) pg_atomic_read_u64(&sweep->last_pass_end),
+										pgsq_min_sweep_interval);
+		bool		paced = GetCurrentTimestamp() < earliest;
 
+		if (paced && pgsq_live_of_class(false) < pgsq_class_bound(false))
+			statements = 0;
+		if (paced && pgsq_live_of_class(true) < pgsq_class_bound(true))
+			plans = 0;
 		if (statements > 0 || plans > 0)
 		{
 			classes = (statements > 0 ? SWEEP_STATEMENTS : 0) |
 				(plans > 0 ? SWEEP_PLANS : 0);
 			needed = statements + plans;
 		}
+		else if (paced && count < pgsq_entry_bound())
+			needed = 0;
 	}
 
 	if (!counting)

@@ -215,7 +215,7 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 	PgsqCreateResult result;
 	dsa_pointer text;
 
-	if (!pgsq_reserve_entry())
+	if (!pgsq_reserve_entry(pgsq_key_is_plan(key)))
 		return CREATE_REFUSED;
 	text = src != NULL ? pgsq_statement_text(key, src) : InvalidDsaPointer;
 
@@ -225,7 +225,7 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 	else
 	{
 		pgsq_text_discard(text);
-		pgsq_entry_not_created();
+		pgsq_entry_not_created(pgsq_key_is_plan(key));
 	}
 	if (result != CREATE_REFUSED)
 		mark_seen(objid);		/* it has an entry: look it up next time */
@@ -552,7 +552,7 @@ pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 		if (entry_ref == NULL)
 		{
 			/* missing: create it in room reserved first, then reference it */
-			if (!pgsq_reserve_entry())
+			if (!pgsq_reserve_entry(pgsq_key_is_plan(key)))
 			{
 				/* others filled the table first: refused */
 				count_refused(key);
@@ -565,11 +565,11 @@ pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 					pgsq_entry_created(objid);
 					break;
 				case CREATE_EXISTS:
-					pgsq_entry_not_created();
+					pgsq_entry_not_created(pgsq_key_is_plan(key));
 					break;
 				case CREATE_REFUSED:
 					/* out of shared memory: refused, never an error */
-					pgsq_entry_not_created();
+					pgsq_entry_not_created(pgsq_key_is_plan(key));
 					count_refused(key);
 					return NULL;
 			}

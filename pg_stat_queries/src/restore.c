@@ -436,6 +436,9 @@ restore_entries(SaveReader *r, uint64 expected)
 		/* restored by an earlier attempt, which failed after it */
 		if (seen <= pgsq_state->restore_done)
 			continue;
+		/* max_plans = 0 keeps no plan: a plan's entry is not restored */
+		if (pgsq_key_is_plan(&saved.data.key) && pgsq_max_plans == 0)
+			continue;
 		if (saved.text_len >= 0)
 		{
 			/* a text that does not fit is counted in texts_missing */
@@ -456,7 +459,8 @@ restore_entries(SaveReader *r, uint64 expected)
 		pgsq_state->restore_done = seen;
 		if (created)
 		{
-			pgsq_entry_restored(pgsq_objid(&saved.data.key));
+			pgsq_entry_restored(pgsq_objid(&saved.data.key),
+								pgsq_key_is_plan(&saved.data.key));
 			restored++;
 		}
 		INJECTION_POINT("pg-stat-queries-restored-statement", NULL);
@@ -916,7 +920,8 @@ pgsq_legacy_convert_entries(void)
 		convert_entry(&data, legacy);
 		if (pgsq_restore_entry(&data, NULL, InvalidDsaPointer))
 		{
-			pgsq_entry_restored(pgsq_objid(&data.key));
+			pgsq_entry_restored(pgsq_objid(&data.key),
+								pgsq_key_is_plan(&data.key));
 			converted++;
 		}
 	}

@@ -139,6 +139,7 @@ write_contents(SaveWriter *w)
 	dshash_seq_status hstat;
 	PgsqSharedEntry *entry;
 	uint64		entries = 0;
+	bool		save_plans;
 
 	INIT_CRC32C(w->crc);
 
@@ -148,9 +149,12 @@ write_contents(SaveWriter *w)
 	/*
 	 * Builds before plans had entries would take a plan's row for its
 	 * statement's, and merge the two: a file holding plans is for readers
-	 * of format 8 and later only.
+	 * of format 8 and later only.  With max_plans = 0 no plan is kept, nor
+	 * saved (plans from before that was set, or restored, are left out), so
+	 * that an older build can read the file: how to downgrade.
 	 */
-	header.oldest_reader = pgsq_live_plans() > 0 ?
+	save_plans = pgsq_max_plans > 0 && pgsq_live_plans() > 0;
+	header.oldest_reader = save_plans ?
 		PGSQ_SAVE_OLDEST_PLANS_READER : PGSQ_SAVE_OLDEST_READER;
 	header.pg_major = PG_VERSION_NUM / 100;
 	write_bytes(w, &header, sizeof(header));
@@ -174,7 +178,8 @@ write_contents(SaveWriter *w)
 	while (!w->failed && (entry = pgsq_scan_next_entry(&hstat)) != NULL)
 	{
 		LWLockAcquire(&entry->header.lock, LW_SHARED);
-		if (entry->data.stats_since != 0)
+		if (entry->data.stats_since != 0 &&
+			(save_plans || !pgsq_key_is_plan(&entry->data.key)))
 		{
 			write_bytes(w, "E", 1);
 			write_entry(w, entry);

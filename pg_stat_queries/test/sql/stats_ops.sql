@@ -4,18 +4,23 @@
 -- Only pg_stat_queries_reset() and eviction remove our entries.
 SELECT pg_stat_queries_reset() IS NOT NULL AS t;
 
--- The store's own accounting must match what the view shows: every entry
--- is visible, and every stored text belongs to a visible entry.  This
--- check's own statement has no constant, so, as with pg_stat_statements,
--- its entry is created, with its text, when it ends: the first time it
--- runs, it is not there yet.
+-- The store's own accounting must match what the views show: every entry
+-- is visible, and every stored text belongs to a visible entry, a
+-- statement's (pg_stat_queries) or a plan's (pg_stat_queries_plans: plans'
+-- texts share the text area).  This check's own statement has no constant,
+-- so, as with pg_stat_statements, its entry is created, with its text, when
+-- it ends: the first time it runs, it is not there yet.
 CREATE FUNCTION store_consistent() RETURNS bool LANGUAGE sql AS $$
   WITH shown AS (SELECT count(*) AS n,
                         coalesce(sum(octet_length(query) + 1), 0) AS bytes
-                   FROM pg_stat_queries)
+                   FROM pg_stat_queries),
+       plans AS (SELECT count(*) AS n,
+                        coalesce(sum(octet_length(plan) + 1), 0) AS bytes
+                   FROM pg_stat_queries_plans)
   SELECT i.num_entries = shown.n
-     AND i.query_text_bytes = shown.bytes
-    FROM pg_stat_queries_info i, shown
+     AND i.num_plans = plans.n
+     AND i.query_text_bytes = shown.bytes + plans.bytes
+    FROM pg_stat_queries_info i, shown, plans
 $$;
 
 -- 40 distinct statements, 3 times each

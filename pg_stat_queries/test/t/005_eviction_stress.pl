@@ -134,6 +134,13 @@ cmp_ok($node->safe_psql('postgres',
 cmp_ok($node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_stat_queries WHERE query LIKE 'SELECT \$1 AS s,%'"),
 	'>', 10, 'normalized workload texts are stored');
+# nor in a plan's text (the workload's plans filter on its literal)
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_stat_queries_plans WHERE plan ~ 'Scan on u[0-9]' AND plan ~ 'secret|[0-9]{3}'"),
+	'0', "no literal value in a plan's text");
+cmp_ok($node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_stat_queries_plans WHERE plan ~ 'Scan on u[0-9]+'"),
+	'>', 0, "the workload's plans are stored");
 
 # a full reset frees the text memory
 $node->safe_psql('postgres', 'SELECT pg_stat_queries_reset()');

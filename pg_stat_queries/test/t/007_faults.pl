@@ -170,10 +170,14 @@ sub wait_no_clients
 # entry, created at parse analysis, is counted by num_entries but shown by
 # pg_stat_queries only once an execution was merged, so the statement is
 # run twice in one session and the second result is used.
-my $check_sql = q{SELECT i.num_entries, v.n, i.query_text_bytes, v.b
+# (plans' texts are in the text area too: the visible texts are those of
+# pg_stat_queries and of pg_stat_queries_plans)
+my $check_sql = q{SELECT i.num_entries, v.n, i.query_text_bytes, v.b + p.b
 FROM pg_stat_queries_info i,
      (SELECT count(*) AS n, coalesce(sum(octet_length(query) + 1), 0) AS b
-      FROM pg_stat_queries) v};
+      FROM pg_stat_queries) v,
+     (SELECT coalesce(sum(octet_length(plan) + 1), 0) AS b
+      FROM pg_stat_queries_plans) p};
 
 # Check the counters once the load has stopped.  Backends leave
 # pg_stat_activity before they merge their last counts at exit, so the

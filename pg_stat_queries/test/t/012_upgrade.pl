@@ -348,6 +348,59 @@ if ($with_legacy)
 	$node->stop;
 }
 
+# the plans' entries of a parsed file, as "queryid:planid"
+sub saved_plans
+{
+	my ($saved) = @_;
+	return map { unpack('q<', $_->{queryid}) . ':' . unpack('q<', $_->{planid}) }
+	  grep { exists $_->{planid} && unpack('q<', $_->{planid}) != 0 }
+	  @{ $saved->{entries} };
+}
+
+# ---- new, with plans, to format 6: a file holding plans' entries needs a
+# reader of format 8 (an older build would merge a plan's counts into its
+# statement's); format 6 drops it with one LOG line, and the new build,
+# given it back, reads it, plans included
+$saved = read_saved($saved_file);
+is($saved->{oldest_reader}, 8, 'a file holding plans needs a reader of format 8');
+my @plans_saved = saved_plans($saved);
+cmp_ok(scalar(@plans_saved), '>', 0, "and holds plans' entries");
+copy($saved_file, "$tmp/with_plans.stat") or die;
+use_library('format6');
+$offset = start_node();
+is(pg_stats(), $pg, "new with plans to format 6: PostgreSQL's statistics kept");
+is(our_stats(), '', 'new with plans to format 6: ours dropped');
+ok( $node->log_contains(
+		qr/LOG:  ignoring pg_stat_queries statistics file ".*pg_stat_queries.stat": its format \d+ needs a reader of format 8 or later, and this build of pg_stat_queries reads format 6/,
+		$offset),
+	'new with plans to format 6: one LOG line names the file and the reason');
+$node->stop;
+copy("$tmp/with_plans.stat", $saved_file) or die;
+use_library('current');
+$offset = start_node();
+is(pg_stats(), $pg, "and back to new: PostgreSQL's statistics kept");
+is(our_stats(), $ours, 'and back to new: ours read back');
+ok(!$node->log_contains(qr/ignoring pg_stat_queries/, $offset),
+	'and back to new: nothing ignored');
+# (the extension may be at 1.1 here, without pg_stat_queries_plans: the
+# plans read back are those saved again)
+$node->stop;
+my %plans_again = map { $_ => 1 } saved_plans(read_saved($saved_file));
+is(join(',', grep { !$plans_again{$_} } @plans_saved),
+	'', "and back to new: the plans' entries read back, and saved again");
+
+# With max_plans = 0 no plan is kept nor saved: the file is one that
+# older builds read (how to downgrade)
+$node->start;
+$node->safe_psql('postgres',
+	'ALTER SYSTEM SET pg_stat_queries.max_plans = 0; SELECT pg_reload_conf()');
+$node->stop;
+$saved = read_saved($saved_file);
+is($saved->{oldest_reader}, 4, 'max_plans = 0: the file needs a reader of format 4');
+ok(!(grep { exists $_->{planid} && unpack('q<', $_->{planid}) != 0 }
+	  @{ $saved->{entries} }),
+	"max_plans = 0: no plan's entry saved");
+
 # ---- new to format 6 and back: format 6 saved a utility statement's
 # values as typed; a new build normalizes them when it reads the file
 use_library('format6');
@@ -378,6 +431,8 @@ ok( (grep { defined $_->{text} && $_->{text} =~ /PlantedUnscannable/ }
   if $with_unscannable;
 use_library('current');
 $offset = start_node();
+$node->safe_psql('postgres',
+	'ALTER SYSTEM RESET pg_stat_queries.max_plans; SELECT pg_reload_conf()');
 is(pg_stats(), $pg, "format 6 to new: PostgreSQL's statistics kept");
 is(our_stats(), $ours, 'format 6 to new: ours carried over');
 like(planted_texts(), qr/^CREATE ROLE upg_planted_6 PASSWORD \$1\|1$/m,

@@ -76,7 +76,7 @@ is( $old->safe_psql(
 		'postgres',
 		"SELECT string_agg(extname || ' ' || extversion, ', ' ORDER BY extname) FROM pg_extension WHERE extname <> 'plpgsql'"
 	),
-	'pg_index_stats 1.0, pg_stat_queries 1.3, pg_stat_statements 1.12',
+	'pg_index_stats 1.0, pg_stat_queries 1.4, pg_stat_statements 1.12',
 	'18: both extensions and the drop-in installed');
 my $old_index = $old->safe_psql('postgres',
 	"SELECT leaf_pages, tree_level FROM pg_index_stats('up_t_pkey')");
@@ -106,7 +106,7 @@ is( $new->safe_psql(
 		'postgres',
 		"SELECT string_agg(extname || ' ' || extversion, ', ' ORDER BY extname) FROM pg_extension WHERE extname <> 'plpgsql'"
 	),
-	'pg_index_stats 1.0, pg_stat_queries 1.3, pg_stat_statements 1.12',
+	'pg_index_stats 1.0, pg_stat_queries 1.4, pg_stat_statements 1.12',
 	'after pg_upgrade: the same extensions and versions');
 # (what pg_upgrade itself ran on the new server is there: CREATE TABLE ...)
 is( $new->safe_psql('postgres',
