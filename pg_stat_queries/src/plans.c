@@ -217,49 +217,57 @@ static const char *const explain_numbers[] = {
 
 /*
  * Copy text, with every number EXPLAIN wrote itself (above) turned into an
- * identifier (mask) or back (!mask), so that the literal rule leaves it
+ * identifier (mask) or back (!mask), so that the literal rule leaves it.
+ * The words all start with a capital I, S or W: text between is copied in
+ * runs.
  */
 static char *
 mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
 {
+	static const int mask_len = sizeof(NUMBER_MASK) - 1;
 	StringInfoData out;
-	int			i = 0;
+	int			copied = 0;		/* text before this is in out */
 
 	initStringInfo(&out);
-	while (i < len)
+	enlargeStringInfo(&out, len + (mask ? 64 : 0));
+	for (int i = 0; i < len; i++)
 	{
-		bool		done = false;
+		char		c = text[i];
 
-		for (int k = 0; k < lengthof(explain_numbers) && !done; k++)
+		if (c != 'I' && c != 'S' && c != 'W')
+			continue;
+		for (int k = 0; k < lengthof(explain_numbers); k++)
 		{
 			const char *word = explain_numbers[k];
 			int			wlen = strlen(word);
 			int			at = i + wlen;
 
-			if (len - i <= wlen || strncmp(text + i, word, wlen) != 0)
+			if (word[0] != c || len - i <= wlen ||
+				strncmp(text + i, word, wlen) != 0)
 				continue;
 			if (!mask)
 			{
-				int			mlen = strlen(NUMBER_MASK);
-
-				if (len - at <= mlen || strncmp(text + at, NUMBER_MASK, mlen) != 0 ||
-					!isdigit((unsigned char) text[at + mlen]))
+				if (len - at <= mask_len ||
+					strncmp(text + at, NUMBER_MASK, mask_len) != 0 ||
+					!isdigit((unsigned char) text[at + mask_len]))
 					continue;
-				appendBinaryStringInfo(&out, text + i, wlen);
-				i = at + mlen;
-				done = true;
+				/* the word stays, the mask goes */
+				appendBinaryStringInfo(&out, text + copied, at - copied);
+				copied = at + mask_len;
 			}
-			else if (isdigit((unsigned char) text[at]))
+			else
 			{
-				appendBinaryStringInfo(&out, text + i, wlen);
-				appendStringInfoString(&out, NUMBER_MASK);
-				i = at;
-				done = true;
+				if (!isdigit((unsigned char) text[at]))
+					continue;
+				appendBinaryStringInfo(&out, text + copied, at - copied);
+				appendBinaryStringInfo(&out, NUMBER_MASK, mask_len);
+				copied = at;
 			}
+			i = at - 1;
+			break;
 		}
-		if (!done)
-			appendStringInfoChar(&out, text[i++]);
 	}
+	appendBinaryStringInfo(&out, text + copied, len - copied);
 	*out_len = out.len;
 	return out.data;
 }

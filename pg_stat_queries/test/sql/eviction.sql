@@ -28,7 +28,7 @@ SELECT count(*) <= 105 AS view_within_bound FROM pg_stat_queries;
 -- those shown, statements' and plans' (plans have room of their own: those
 -- of evicted statements are kept, below max_plans)
 SELECT i.query_text_bytes - (SELECT sum(octet_length(query) + 1) FROM pg_stat_queries)
-         - (SELECT sum(octet_length(plan) + 1) FROM pg_stat_queries_plans)
+         - (SELECT coalesce(sum(octet_length(plan) + 1), 0) FROM pg_stat_queries_plans)
        BETWEEN 1 AND 300 AS texts_freed
   FROM pg_stat_queries_info i;
 
