@@ -216,106 +216,31 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 }
 
 /*
- * A statement's plans are counted from its second execution: the one that
- * makes the statement's entry leaves its plan to it, so that a statement run
- * once -- the churn of literals in texts, say -- costs no plan's entry,
- * EXPLAIN and eviction on top of its own.  That first execution is kept
- * here, by the backend that ran it, and counted under its plan with the
- * statement's next execution in this backend (most often the next one of
- * all); one pushed out by another, or whose next execution runs elsewhere,
- * is counted for the statement only.  A small direct-mapped table.
- */
-#define PGSQ_FIRST_RUNS 64
-
-typedef struct FirstRun
-{
-	PgsqKey		key;			/* the plan's key; planid 0: free */
-	uint64		reset_count;	/* pgsq_state->reset_count when kept */
-	double		ms;
-	uint64		rows;
-	int64		shared_blks_hit;
-	int64		shared_blks_read;
-} FirstRun;
-
-static FirstRun first_runs[PGSQ_FIRST_RUNS];
-static int	first_runs_kept = 0;
-
-/* A first run's place in the table */
-static inline FirstRun *
-first_run_slot(const PgsqKey *key)
-{
-	return &first_runs[((uint64) key->queryid ^ (uint64) key->planid) %
-					   PGSQ_FIRST_RUNS];
-}
-
-/* Keep the first execution of a statement, under its plan's key */
-static void
-keep_first_run(const PgsqKey *key, double ms, uint64 rows,
-			   const BufferUsage *bufusage)
-{
-	FirstRun   *run = first_run_slot(key);
-
-	if (run->key.planid == INT64CONST(0))
-		first_runs_kept++;
-	run->key = *key;
-	run->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
-	run->ms = ms;
-	run->rows = rows;
-	run->shared_blks_hit = bufusage ? bufusage->shared_blks_hit : 0;
-	run->shared_blks_read = bufusage ? bufusage->shared_blks_read : 0;
-}
-
-/*
  * Record the execution of a statement's plan (its time, rows and shared
  * blocks) in the plan's entry, keyed by the statement's key and the plan's
- * id, after the statement's first execution if kept; the plan's text is
- * made from the statement, still open, only if the entry is new or lacks
- * one.
+ * id; the plan's text is made from the statement, still open, only if the
+ * entry is new or lacks one.
  */
 static void
-record_plan(const PgsqKey *key, QueryDesc *query, double ms,
+record_plan(const PgsqKey *statement, QueryDesc *query, double ms,
 			uint64 rows, const BufferUsage *bufusage)
 {
+	PgsqKey		key = *statement;
 	PgsqTextSource src = {NULL, 0, 0, NULL, nesting_level};
 	PgsqSharedEntry *entry;
 	bool		check_text;
-	bool		made_entry;
 
+	key.planid = query->plannedstmt->planId;
 	src.plan = query;
-	if (unlikely(first_runs_kept > 0))
-	{
-		FirstRun   *run = first_run_slot(key);
-
-		if (pgsq_key_equals(&run->key, key))
-		{
-			FirstRun	first = *run;
-
-			run->key.planid = INT64CONST(0);
-			first_runs_kept--;
-			/* not if a reset came since (it may have dropped the plan) */
-			if (first.reset_count == pg_atomic_read_u64(&pgsq_state->reset_count))
-			{
-				BufferUsage buf = {0};
-
-				buf.shared_blks_hit = first.shared_blks_hit;
-				buf.shared_blks_read = first.shared_blks_read;
-				(void) pgsq_record(key, &src, PGSQ_EXEC, first.ms, first.rows,
-								   &buf, NULL, NULL, 0, 0,
-								   PGSQ_PLAN_NOT_CACHED, &check_text,
-								   &made_entry);
-			}
-		}
-	}
-	entry = pgsq_record(key, &src, PGSQ_EXEC, ms, rows, bufusage, NULL, NULL,
-						0, 0, PGSQ_PLAN_NOT_CACHED, &check_text, &made_entry);
+	entry = pgsq_record(&key, &src, PGSQ_EXEC, ms, rows, bufusage, NULL, NULL,
+						0, 0, PGSQ_PLAN_NOT_CACHED, &check_text);
 	if (entry != NULL && check_text)
-		ensure_text(entry, key, &src);
+		ensure_text(entry, &key, &src);
 }
 
 /*
  * Record a finished statement, and its text if the entry lacks one; with
  * plan, a statement that ran a plan with an id, that plan's execution too
- * (or, if this one made the statement's entry, keep it for the next)
  */
 static void
 record_statement(int64 queryid, const char *source, int location, int len,
@@ -329,22 +254,15 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	PgsqTextSource src = {source, location, len, NULL, nesting_level};
 	PgsqSharedEntry *entry;
 	bool		check_text;
-	bool		made_entry;
 
 	entry = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
 						rows, bufusage, walusage, jitusage,
 						parallel_to_launch, parallel_launched, plan_cache,
-						&check_text, &made_entry);
+						&check_text);
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, &src);
-	if (plan != NULL && (entry != NULL || made_entry))
-	{
-		key.planid = plan->plannedstmt->planId;
-		if (entry != NULL)
-			record_plan(&key, plan, ms, rows, bufusage);
-		else
-			keep_first_run(&key, ms, rows, bufusage);
-	}
+	if (plan != NULL)
+		record_plan(&key, plan, ms, rows, bufusage);
 	pgsq_maybe_flush_busy();
 
 	/* last: a sweep may evict entries this backend holds references to */

@@ -349,8 +349,7 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
  * given).
  *
  * *check_text_out says whether the caller should see to the referenced
- * entry's text; *made_entry_out whether the counts went into an entry
- * made for them (at parse analysis, or now).  Once per batch of pending counts is enough: an entry left
+ * entry's text.  Once per batch of pending counts is enough: an entry left
  * without text because the executed text contains literals (see
  * texts.c) would otherwise have that text scanned again on every
  * execution.
@@ -361,7 +360,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			const WalUsage *walusage, const JitInstrumentation *jitusage,
 			int parallel_to_launch, int parallel_launched,
 			PgsqPlanCache plan_cache,
-			bool *check_text_out, bool *made_entry_out)
+			bool *check_text_out)
 {
 	uint64		objid;
 	uint32		generation;
@@ -369,7 +368,6 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	PgsqSharedEntry *entry;
 
 	*check_text_out = false;
-	*made_entry_out = false;
 
 	/*
 	 * The first execution of an entry this backend created at parse analysis
@@ -384,10 +382,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 						   jitusage, parallel_to_launch, parallel_launched,
 						   plan_cache);
 		if (pgsq_merge_fresh(key, &counters))
-		{
-			*made_entry_out = true;
 			return NULL;
-		}
 	}
 
 	generation = pgsq_refs_generation();
@@ -437,7 +432,6 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 				switch (pgsq_create_first(key, objid, &counters, src))
 				{
 					case CREATE_DONE:
-						*made_entry_out = true;
 						return NULL;
 					case CREATE_REFUSED:
 						return NULL;

@@ -731,7 +731,7 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									int parallel_to_launch,
 									int parallel_launched,
 									PgsqPlanCache plan_cache,
-									bool *check_text, bool *made_entry);
+									bool *check_text);
 extern void pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 								int64 count, double ms, int sqlstate,
 								TimestampTz at);

@@ -108,17 +108,6 @@ SELECT * FROM plans_sum_up('PREPARE plans_pq%');
 -- folded, turned into arrays or derived by the planner (a LIKE prefix's
 -- bounds) all become $n
 CREATE INDEX plans_t_b ON plans_t (b text_pattern_ops);
--- (twice: a statement's plans are counted from its second execution, its
--- first one with it)
-SELECT count(*) AS planted FROM plans_t WHERE b = 'planted_secret_4711';
-SELECT count(*) AS planted FROM plans_t WHERE b LIKE 'planted_secret_4711%';
-SELECT count(*) AS planted FROM plans_t WHERE b ~ 'planted_secret_4711' AND a > 5;
-SELECT count(*) AS planted FROM plans_t WHERE a = 987654321;
-SELECT count(*) AS planted FROM plans_t WHERE a = 987654320 + 1 AND b <> 'planted_secret_4711';
-SELECT count(*) AS planted FROM plans_t WHERE a IN (987654321, 987654322, 5);
-SELECT count(*) AS planted FROM plans_t WHERE a::text = 'planted_secret_4711' || 987654321;
-SELECT count(*) AS planted FROM generate_series(1, 987654321 % 10) g
- WHERE g::text <> 'planted_secret_4711';
 SELECT count(*) AS planted FROM plans_t WHERE b = 'planted_secret_4711';
 SELECT count(*) AS planted FROM plans_t WHERE b LIKE 'planted_secret_4711%';
 SELECT count(*) AS planted FROM plans_t WHERE b ~ 'planted_secret_4711' AND a > 5;
@@ -155,9 +144,7 @@ CREATE ROLE regress_plans_plain;
 CREATE ROLE regress_plans_reader IN ROLE pg_read_all_stats;
 GRANT SELECT ON plans_t TO regress_plans_plain, regress_plans_reader;
 SELECT b FROM plans_t WHERE a = 49;
-SELECT b FROM plans_t WHERE a = 49;
 SET ROLE regress_plans_plain;
-SELECT b FROM plans_t WHERE a = 50;
 SELECT b FROM plans_t WHERE a = 50;
 SELECT userid = (SELECT oid FROM pg_roles WHERE rolname = current_user) AS own,
        count(*) > 0 AS present, count(queryid) > 0 AS queryids,
@@ -187,7 +174,7 @@ SELECT count(*) AS flip_plans FROM pg_stat_queries_plans
 SELECT count(*) AS flip_statements FROM pg_stat_queries
  WHERE queryid = :flip_qid;
 SELECT * FROM plans_of('SELECT b FROM plans_t WHERE a = %');
--- a full reset drops them all
+-- a full reset drops them all (but the reset's own, counted after it)
 SELECT pg_stat_queries_reset() IS NOT NULL AS t;
 SELECT count(*) AS plans_left, count(*) FILTER (WHERE plan = 'Result') AS results
   FROM pg_stat_queries_plans;
@@ -203,9 +190,8 @@ SELECT b FROM plans_t WHERE a = 51;
 \set ECHO none
 \o /dev/null
 SELECT format('SELECT count(*) FROM plans_t WHERE %s', string_agg('a <> 0', ' AND ')) AS stmt
-  FROM generate_series(1, 200) n, LATERAL generate_series(1, n) c,
-       generate_series(1, 2) twice
- GROUP BY n, twice ORDER BY n, twice \gexec
+  FROM generate_series(1, 200) n, LATERAL generate_series(1, n) c
+ GROUP BY n ORDER BY n \gexec
 \o
 \set ECHO all
 SELECT num_plans <= 21 AS within_bound, num_plans >= 10 AS kept_some,
