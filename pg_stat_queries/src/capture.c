@@ -219,7 +219,7 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
  * Record the execution of a statement's plan (its time, rows and shared
  * blocks) in the plan's entry, keyed by the statement's key and the plan's
  * id; the plan's text is made from the statement, still open, only if the
- * entry is new or lacks one.
+ * entry lacks one and the plan ran before.
  */
 static void
 record_plan(const PgsqKey *statement, QueryDesc *query, double ms,
@@ -234,7 +234,13 @@ record_plan(const PgsqKey *statement, QueryDesc *query, double ms,
 	src.plan = query;
 	entry = pgsq_record(&key, &src, PGSQ_EXEC, ms, rows, bufusage, NULL, NULL,
 						0, 0, PGSQ_PLAN_NOT_CACHED, &check_text);
-	if (entry != NULL && check_text)
+
+	/*
+	 * The text of a plan that ran before (its entry has merged counts: read
+	 * without the lock, a hint), so that a plan run once costs no EXPLAIN
+	 * (merge.c)
+	 */
+	if (entry != NULL && check_text && entry->data.counters.exec.calls > 0)
 		ensure_text(entry, &key, &src);
 }
 

@@ -217,7 +217,14 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 
 	if (!pgsq_reserve_entry(pgsq_key_is_plan(key)))
 		return CREATE_REFUSED;
-	text = src != NULL ? pgsq_statement_text(key, src) : InvalidDsaPointer;
+
+	/*
+	 * A plan's text (EXPLAIN: more instructions than all else a new
+	 * statement costs) is made when the plan runs again (capture.c), not
+	 * now: most plans that run once belong to statements that run once.
+	 */
+	text = src != NULL && !pgsq_key_is_plan(key) ?
+		pgsq_statement_text(key, src) : InvalidDsaPointer;
 
 	result = pgsq_create_unreferenced(key, objid, first, usage, text);
 	if (result == CREATE_DONE)

@@ -20,8 +20,11 @@
  * tracked (max_plans 0, or a statement level not tracked then) gets its
  * id at its first execution that counts, once.
  *
- * A plan's text is made once, when its entry is created (or found without
- * one), from the statement still open at its end: EXPLAIN (COSTS OFF) as
+ * A plan's text is made once, when the plan runs again and finds its entry
+ * without one -- not at its first execution: most plans that run once
+ * belong to statements that run once, and EXPLAIN costs more than all else
+ * a new statement costs -- from the statement still open at its end:
+ * EXPLAIN (COSTS OFF) as
  * it would print it, passed through the literal rule of query texts
  * (normalize.c), so a custom plan's constants and a generic plan's
  * parameters both read $n.  The numbers EXPLAIN writes itself (worker
