@@ -55,12 +55,18 @@
 #define SWEEP_PLANS 0x2
 #define SWEEP_ALL (SWEEP_STATEMENTS | SWEEP_PLANS)
 
-/* Is this entry (its key read without its lock: set once per life) swept? */
+/* An entry's class: 0 statements, 1 plans (its key, set once per life) */
+static inline int
+class_of(PgsqSharedEntry *entry)
+{
+	return pgsq_key_is_plan(&entry->data.key) ? 1 : 0;
+}
+
+/* Is this entry swept by a slice sweeping these classes? */
 static inline bool
 swept_class(PgsqSharedEntry *entry, int classes)
 {
-	return (classes & (pgsq_key_is_plan(&entry->data.key) ?
-					   SWEEP_PLANS : SWEEP_STATEMENTS)) != 0 ||
+	return (classes & (class_of(entry) ? SWEEP_PLANS : SWEEP_STATEMENTS)) != 0 ||
 		pgsq_text_closed(entry);
 }
 
@@ -101,6 +107,19 @@ typedef struct SweepState
 	pg_atomic_uint32 full_pass; /* the current pass scans the whole hash */
 	pg_atomic_uint64 last_full_pass;	/* when the last such pass began */
 	pg_atomic_uint64 ring_pass_end; /* ring position where this pass ends */
+
+	/*
+	 * Each class, statements [0] and plans [1], is aged in passes of its
+	 * own: an entry is aged at most once per pass of its class, which ends
+	 * with the first pass of the hand in which no entry of the class was
+	 * passed over unvisited (the hand also moves for the other class, and
+	 * skips this one's entries then).  So statements are aged as often as
+	 * when the table held statements only, however fast plans churn.
+	 */
+	pg_atomic_uint32 class_pass[2];
+	pg_atomic_uint32 class_swept[2];	/* swept in the current class pass */
+	pg_atomic_uint32 class_skipped[2];	/* passed over unvisited in this pass
+										 * of the hand */
 	VictimQueue victim_queue;
 } SweepState;
 
@@ -141,6 +160,12 @@ pgsq_eviction_shmem_startup(void)
 	pg_atomic_init_u32(&sweep->last_pass_idle, 0);
 	pg_atomic_init_u32(&sweep->resume_partition, 0);
 	pg_atomic_init_u32(&sweep->sweeping, 0);
+	for (int c = 0; c < 2; c++)
+	{
+		pg_atomic_init_u32(&sweep->class_pass[c], 1);
+		pg_atomic_init_u32(&sweep->class_swept[c], 0);
+		pg_atomic_init_u32(&sweep->class_skipped[c], 0);
+	}
 	sweep->victim_queue.head = 0;
 	sweep->victim_queue.count = 0;
 }
@@ -168,10 +193,17 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 	uint32		usage;
 	bool		evict = false;
 
+	int			class = class_of(entry);
+	uint32		class_pass = pg_atomic_read_u32(&sweep->class_pass[class]);
+
 	/* an entry of a class within its bound is neither aged nor evicted */
 	if (!swept_class(entry, classes))
+	{
+		if (pg_atomic_read_u32(&entry->swept_pass) != class_pass)
+			pg_atomic_write_u32(&sweep->class_skipped[class], 1);
 		return false;
-	previous = pg_atomic_exchange_u32(&entry->swept_pass, pass);
+	}
+	previous = pg_atomic_exchange_u32(&entry->swept_pass, class_pass);
 	usage = pg_atomic_read_u32(&entry->usage);
 
 	/*
@@ -416,8 +448,13 @@ scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 		if (hstat.curpartition < resume)
 			continue;
 		entry = pgsq_shared_entry_of(hent);
-		if (pg_atomic_read_u32(&entry->swept_pass) == pass)
+		if (pg_atomic_read_u32(&entry->swept_pass) ==
+			pg_atomic_read_u32(&sweep->class_pass[class_of(entry)]))
+		{
+			/* visited in this pass of its class: back into the ring */
+			pgsq_ring_push(hent->key.objid);
 			continue;
+		}
 		if (processed == slice || out->nvictims == wanted)
 		{
 			out->finished = false;
@@ -469,15 +506,18 @@ ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 		{
 			PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
 
-			if (pg_atomic_read_u32(&entry->swept_pass) != pass)
+			processed++;
+			if (pg_atomic_read_u32(&entry->swept_pass) !=
+				pg_atomic_read_u32(&sweep->class_pass[class_of(entry)]))
 			{
-				processed++;
 				if (visit_entry(hent, entry, pass, &victims[out->nvictims],
 								out->nvictims < evict_now, classes))
 					out->nvictims++;
 				else
 					pgsq_ring_push(objid);
 			}
+			else
+				pgsq_ring_push(objid);	/* visited in this pass of its class */
 		}
 		dshash_release_lock(pgStatLocal.shared_hash, hent);
 	}
@@ -613,6 +653,11 @@ sweep_slice(void)
 		wanted = (int) Min(wanted, needed - from_queue);
 	created_before = pgsq_created_entries();
 
+	if (classes & SWEEP_STATEMENTS)
+		pg_atomic_write_u32(&sweep->class_swept[0], 1);
+	if (classes & SWEEP_PLANS)
+		pg_atomic_write_u32(&sweep->class_swept[1], 1);
+
 	/* the first evict_now victims are evicted at once, the rest queued */
 	evict_now = counting ? wanted : (int) Min(wanted, needed - from_queue);
 	if (full)
@@ -660,6 +705,18 @@ sweep_slice(void)
 		if (pass_evicted > 0)
 			pg_atomic_add_fetch_u64(&pgsq_state->dealloc, 1);
 		pg_atomic_write_u32(&sweep->pass, pass + 1 == 0 ? 1 : pass + 1);
+		for (int c = 0; c < 2; c++)
+		{
+			if (pg_atomic_read_u32(&sweep->class_swept[c]) &&
+				!pg_atomic_read_u32(&sweep->class_skipped[c]))
+			{
+				uint32		next = pg_atomic_read_u32(&sweep->class_pass[c]) + 1;
+
+				pg_atomic_write_u32(&sweep->class_pass[c], next == 0 ? 1 : next);
+				pg_atomic_write_u32(&sweep->class_swept[c], 0);
+			}
+			pg_atomic_write_u32(&sweep->class_skipped[c], 0);
+		}
 		pg_atomic_write_u32(&sweep->resume_partition, 0);
 		pg_atomic_write_u64(&sweep->pass_evicted, 0);
 		pg_atomic_write_u32(&sweep->last_pass_idle,
