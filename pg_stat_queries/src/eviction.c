@@ -475,7 +475,9 @@ scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 /*
  * Visit entries of the current pass by taking their ids from the ring, up
  * to the position where the pass began; survivors go back in, for the next
- * pass.  Ids of dropped entries, and a second id of one entry, are dropped.
+ * pass.  Ids of dropped entries are dropped; an entry visited already in
+ * the pass of its class goes back in unvisited (so does a second id of one
+ * entry, until the ring overflows and a scan rebuilds it).
  */
 static void
 ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
