@@ -494,7 +494,6 @@ pgsq_ExecutorEnd(QueryDesc *queryDesc)
 						 estate->es_parallel_workers_to_launch,
 						 estate->es_parallel_workers_launched,
 						 pgsq_plan_cache_of(queryDesc->plannedstmt),
-						 queryDesc->plannedstmt->planId != INT64CONST(0) &&
 						 pgsq_max_plans > 0 ? queryDesc : NULL);
 	}
 

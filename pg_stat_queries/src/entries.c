@@ -643,12 +643,13 @@ pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
  * what was restored, the count is "unknown": a value far above any bound.
  *
  * Apart from that running count, which includes room reserved for entries
- * about to be made, the number of live entries is kept exactly, for
- * pg_stat_queries_info: an entry becomes live in one place (the entry's
- * linking or revival above) and stops being live where its closer drops it (the
- * sweep, a reset).  Reading it costs one atomic read, where counting would
- * walk the statistics system's whole hash on every call of a view that
- * exporters poll.
+ * about to be made, the number of live entries of each class, statements
+ * and plans, is kept exactly, for pg_stat_queries_info and the sweep's
+ * class bounds: an entry becomes live in one place (the entry's linking or
+ * revival above) and stops being live where its closer drops it (the sweep,
+ * a reset).  Reading it costs one atomic read, where counting would walk
+ * the statistics system's whole hash on every call of a view that exporters
+ * poll.
  *-------------------------------------------------------------------------
  */
 
@@ -663,9 +664,8 @@ typedef struct EntryCount
 {
 	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
 	pg_atomic_uint64 created_entries;	/* entries created so far */
-	pg_atomic_uint64 live_entries;	/* exact: live entries in the hash */
-	pg_atomic_uint64 live_statements;	/* exact: of those, statements' */
-	pg_atomic_uint64 live_plans;	/* exact: of those, plans' entries */
+	pg_atomic_uint64 live_statements;	/* exact: statements' live entries */
+	pg_atomic_uint64 live_plans;	/* exact: plans' live entries */
 	pg_atomic_uint64 plans_untracked;	/* plan executions refused */
 	pg_atomic_uint64 claimed[2];	/* statements' [0] and plans' [1]: live
 									 * or in room reserved, below each class's
@@ -735,7 +735,6 @@ pgsq_entry_count_shmem_startup(void)
 	/* entries restored from disk are counted by the first pass */
 	pg_atomic_init_u64(&counts->num_entries, PGSQ_COUNT_UNKNOWN);
 	pg_atomic_init_u64(&counts->created_entries, 0);
-	pg_atomic_init_u64(&counts->live_entries, 0);
 	pg_atomic_init_u64(&counts->live_statements, 0);
 	pg_atomic_init_u64(&counts->live_plans, 0);
 	pg_atomic_init_u64(&counts->plans_untracked, 0);
@@ -868,7 +867,6 @@ pgsq_entries_removed(int64 count)
 void
 pgsq_live_entry_added(bool plan)
 {
-	pg_atomic_add_fetch_u64(&counts->live_entries, 1);
 	pg_atomic_add_fetch_u64(plan ? &counts->live_plans :
 							&counts->live_statements, 1);
 }
@@ -880,18 +878,9 @@ pgsq_live_entry_dropped(bool plan)
 	pg_atomic_uint64 *of_class = plan ? &counts->live_plans :
 		&counts->live_statements;
 
-	Assert(pg_atomic_read_u64(&counts->live_entries) > 0);
-	pg_atomic_sub_fetch_u64(&counts->live_entries, 1);
 	Assert(pg_atomic_read_u64(of_class) > 0);
 	pg_atomic_sub_fetch_u64(of_class, 1);
 	release_claim(plan);
-}
-
-/* The number of live entries, statements' and plans', exactly */
-uint64
-pgsq_live_entries(void)
-{
-	return pg_atomic_read_u64(&counts->live_entries);
 }
 
 /* The number of live plans' entries, exactly */

@@ -187,12 +187,11 @@ pgsq_sweep_after_full_reset(void)
  */
 static bool
 visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
-			uint32 pass, Victim *victim, bool take_text, int classes)
+			Victim *victim, bool take_text, int classes)
 {
 	uint32		previous;
 	uint32		usage;
 	bool		evict = false;
-
 	int			class = class_of(entry);
 	uint32		class_pass = pg_atomic_read_u32(&sweep->class_pass[class]);
 
@@ -215,7 +214,7 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 	if (unlikely(pgsq_text_closed(entry)))
 	{
 		usage = 0;
-		previous = pass;
+		previous = class_pass;	/* not its first visit */
 	}
 
 	if (usage > 0)
@@ -421,7 +420,7 @@ full_pass_due(TimestampTz now)
  * survives goes into the ring, which the pass's first slice emptied.
  */
 static void
-scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
+scan_slice(int slice, int wanted, int evict_now, Victim *victims,
 		   int classes, SliceVisits *out)
 {
 	int			resume = (int) pg_atomic_read_u32(&sweep->resume_partition);
@@ -463,7 +462,7 @@ scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 			break;
 		}
 		processed++;
-		if (visit_entry(hent, entry, pass, &victims[out->nvictims],
+		if (visit_entry(hent, entry, &victims[out->nvictims],
 						out->nvictims < evict_now, classes))
 			out->nvictims++;
 		else
@@ -480,7 +479,7 @@ scan_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
  * entry, until the ring overflows and a scan rebuilds it).
  */
 static void
-ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
+ring_slice(int slice, int wanted, int evict_now, Victim *victims,
 		   int classes, SliceVisits *out)
 {
 	uint64		pass_end = pg_atomic_read_u64(&sweep->ring_pass_end);
@@ -512,7 +511,7 @@ ring_slice(uint32 pass, int slice, int wanted, int evict_now, Victim *victims,
 			if (pg_atomic_read_u32(&entry->swept_pass) !=
 				pg_atomic_read_u32(&sweep->class_pass[class_of(entry)]))
 			{
-				if (visit_entry(hent, entry, pass, &victims[out->nvictims],
+				if (visit_entry(hent, entry, &victims[out->nvictims],
 								out->nvictims < evict_now, classes))
 					out->nvictims++;
 				else
@@ -663,9 +662,9 @@ sweep_slice(void)
 	/* the first evict_now victims are evicted at once, the rest queued */
 	evict_now = counting ? wanted : (int) Min(wanted, needed - from_queue);
 	if (full)
-		scan_slice(pass, slice, wanted, evict_now, victims, classes, &visits);
+		scan_slice(slice, wanted, evict_now, victims, classes, &visits);
 	else
-		ring_slice(pass, slice, wanted, evict_now, victims, classes, &visits);
+		ring_slice(slice, wanted, evict_now, victims, classes, &visits);
 
 	/* evict with no lock held but each drop's own; queue the rest */
 	evict_now = Min(evict_now, visits.nvictims);

@@ -558,7 +558,6 @@ extern void pgsq_entry_not_created(bool plan);
 extern void pgsq_entries_removed(int64 count);
 extern void pgsq_live_entry_added(bool plan);
 extern void pgsq_live_entry_dropped(bool plan);
-extern uint64 pgsq_live_entries(void);
 extern uint64 pgsq_live_plans(void);
 extern void pgsq_plan_untracked(void);
 extern uint64 pgsq_plans_untracked(void);

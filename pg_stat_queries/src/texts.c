@@ -68,7 +68,7 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 	int			location = src->location;
 	int			len = src->len;
 	const char *stmt;
-	int			text_len = len;
+	int			text_len;
 	char	   *norm;
 
 	/* a plan's entry: the plan's text, literal-free too (plans.c) */
