@@ -233,7 +233,8 @@ record_plan(const PgsqKey *statement, QueryDesc *query, double ms,
 	key.planid = query->plannedstmt->planId;
 	src.plan = query;
 	entry = pgsq_record(&key, &src, PGSQ_EXEC, ms, rows, bufusage, NULL, NULL,
-						0, 0, PGSQ_PLAN_NOT_CACHED, &check_text);
+						0, 0, PGSQ_PLAN_NOT_CACHED, 0, NULL, &check_text);
+	pgsq_mirror_plan();
 
 	/*
 	 * The text of a plan that ran before (its entry has merged counts: read
@@ -244,9 +245,20 @@ record_plan(const PgsqKey *statement, QueryDesc *query, double ms,
 		ensure_text(entry, &key, &src);
 }
 
+/* After a statement was recorded: merge if long busy, sweep if full */
+static inline void
+statement_recorded(void)
+{
+	pgsq_maybe_flush_busy();
+
+	/* last: a sweep may evict entries this backend holds references to */
+	pgsq_maybe_sweep(nesting_level > 0);
+}
+
 /*
  * Record a finished statement, and its text if the entry lacks one; with
  * plan, a statement that ran a plan with an id, that plan's execution too
+ * (unless the statement's pending counts mirror it: pending.c)
  */
 static void
 record_statement(int64 queryid, const char *source, int location, int len,
@@ -260,19 +272,18 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	PgsqTextSource src = {source, location, len, NULL, nesting_level};
 	PgsqSharedEntry *entry;
 	bool		check_text;
+	bool		plan_counted;
 
 	entry = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
 						rows, bufusage, walusage, jitusage,
 						parallel_to_launch, parallel_launched, plan_cache,
-						&check_text);
+						plan != NULL ? plan->plannedstmt->planId : 0,
+						&plan_counted, &check_text);
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, &src);
-	if (plan != NULL)
+	if (plan != NULL && !plan_counted)
 		record_plan(&key, plan, ms, rows, bufusage);
-	pgsq_maybe_flush_busy();
-
-	/* last: a sweep may evict entries this backend holds references to */
-	pgsq_maybe_sweep(nesting_level > 0);
+	statement_recorded();
 }
 
 /* Planner hook: measure planning when track_planning is on */
@@ -478,23 +489,36 @@ pgsq_ExecutorEnd(QueryDesc *queryDesc)
 	if (usage != NULL && queryid != INT64CONST(0) && tracking(nesting_level))
 	{
 		EState	   *estate = queryDesc->estate;
+		PlannedStmt *pstmt = queryDesc->plannedstmt;
+		double		ms = INSTR_TIME_GET_MILLISEC(usage->time);
+		int64		planid = 0;
 
-		/* a cached plan made while plans were not tracked: its id, once */
-		if (unlikely(queryDesc->plannedstmt->planId == INT64CONST(0)) &&
-			pgsq_max_plans > 0)
-			queryDesc->plannedstmt->planId = pgsq_plan_id(queryDesc->plannedstmt);
+		if (pgsq_max_plans > 0)
+		{
+			/* a cached plan made while plans were not tracked: its id, once */
+			if (unlikely(pstmt->planId == INT64CONST(0)))
+				pstmt->planId = pgsq_plan_id(pstmt);
+			planid = pstmt->planId;
+		}
 
-		record_statement(queryid, queryDesc->sourceText,
-						 queryDesc->plannedstmt->stmt_location,
-						 queryDesc->plannedstmt->stmt_len, PGSQ_EXEC,
-						 INSTR_TIME_GET_MILLISEC(usage->time),
-						 estate->es_total_processed,
-						 &usage->bufusage, &usage->walusage,
-						 estate->es_jit ? &estate->es_jit->instr : NULL,
-						 estate->es_parallel_workers_to_launch,
-						 estate->es_parallel_workers_launched,
-						 pgsq_plan_cache_of(queryDesc->plannedstmt),
-						 pgsq_max_plans > 0 ? queryDesc : NULL);
+		/* a statement run again: mostly a few tests and additions */
+		if (likely(estate->es_jit == NULL &&
+				   (estate->es_parallel_workers_to_launch |
+					estate->es_parallel_workers_launched) == 0) &&
+			pgsq_record_known(queryid, nesting_level == 0, planid, ms,
+							  estate->es_total_processed, usage,
+							  pgsq_plan_cache_of(pstmt)))
+			statement_recorded();
+		else
+			record_statement(queryid, queryDesc->sourceText,
+							 pstmt->stmt_location, pstmt->stmt_len, PGSQ_EXEC,
+							 ms, estate->es_total_processed,
+							 &usage->bufusage, &usage->walusage,
+							 estate->es_jit ? &estate->es_jit->instr : NULL,
+							 estate->es_parallel_workers_to_launch,
+							 estate->es_parallel_workers_launched,
+							 pgsq_plan_cache_of(pstmt),
+							 planid != 0 ? queryDesc : NULL);
 	}
 
 	sampling_ended(nesting_level);

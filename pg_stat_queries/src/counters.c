@@ -96,46 +96,18 @@ rare_for_add(PgsqCounters *counters)
 	return &counters->rare;
 }
 
-/* Add one planning or execution of a statement to local counters */
-void
-pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
-				   uint64 rows, const BufferUsage *bufusage,
-				   const WalUsage *walusage,
-				   const JitInstrumentation *jitusage,
-				   int parallel_to_launch, int parallel_launched,
-				   PgsqPlanCache plan_cache)
+/*
+ * Add the block and WAL counts of one execution (either may be NULL) but
+ * shared hits, writing the rare counters only if some count is not zero
+ */
+static void
+add_rare_usage(PgsqCounters *counters, const BufferUsage *bufusage,
+			   const WalUsage *walusage)
 {
-	PgsqMainCounters *c = &counters->main;
 	PgsqRareCounters *r;
 
-	if (phase == PGSQ_EXEC)
-	{
-		/*
-		 * A first execution's time is its min_time alone; the histogram is
-		 * started by a second one (see PgsqCounters).
-		 */
-		if (c->exec.calls > 0)
-		{
-			if (!c->exec_hist.used)
-			{
-				Assert(c->exec.calls == 1);
-				pgsq_hist_start(&c->exec_hist, c->exec.min_time);
-			}
-			pgsq_hist_add(&c->exec_hist, ms);
-		}
-		c->rows += rows;
-		c->last_executed = GetCurrentStatementStartTimestamp();
-	}
-	add_timing(PGSQ_TIMING(c, phase), ms);
-
-	/*
-	 * Counters that most executions leave at zero are written only when not:
-	 * the pending data of a statement among many is often out of the CPU's
-	 * cache, and each line written costs a miss.
-	 */
 	if (bufusage)
 	{
-		c->shared_blks_hit += bufusage->shared_blks_hit;
 		if (bufusage->shared_blks_read | bufusage->shared_blks_dirtied |
 			bufusage->shared_blks_written)
 		{
@@ -166,6 +138,66 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 		r->wal_bytes += walusage->wal_bytes;
 		r->wal_buffers_full += walusage->wal_buffers_full;
 	}
+}
+
+/* Count an execution of a cached plan, generic or custom */
+static void
+add_plan_cache(PgsqCounters *counters, PgsqPlanCache plan_cache)
+{
+	PgsqRareCounters *r = rare_for_add(counters);
+
+	if (plan_cache == PGSQ_PLAN_GENERIC)
+		r->generic_plan_calls++;
+	else
+		r->custom_plan_calls++;
+}
+
+/* Add an execution time to the histogram, started by a second execution */
+static inline void
+add_exec_time(PgsqMainCounters *c, double ms)
+{
+	/*
+	 * A first execution's time is its min_time alone; the histogram is
+	 * started by a second one (see PgsqCounters).
+	 */
+	if (likely(c->exec_hist.used))
+		pgsq_hist_add(&c->exec_hist, ms);
+	else if (c->exec.calls > 0)
+	{
+		Assert(c->exec.calls == 1);
+		pgsq_hist_start(&c->exec_hist, c->exec.min_time);
+		pgsq_hist_add(&c->exec_hist, ms);
+	}
+}
+
+/* Add one planning or execution of a statement to local counters */
+void
+pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
+				   uint64 rows, const BufferUsage *bufusage,
+				   const WalUsage *walusage,
+				   const JitInstrumentation *jitusage,
+				   int parallel_to_launch, int parallel_launched,
+				   PgsqPlanCache plan_cache)
+{
+	PgsqMainCounters *c = &counters->main;
+	PgsqRareCounters *r;
+
+	if (phase == PGSQ_EXEC)
+	{
+		add_exec_time(c, ms);
+		c->rows += rows;
+		c->last_executed = GetCurrentStatementStartTimestamp();
+	}
+	add_timing(PGSQ_TIMING(c, phase), ms);
+
+	/*
+	 * Counters that most executions leave at zero are written only when not:
+	 * the pending data of a statement among many is often out of the CPU's
+	 * cache, and each line written costs a miss.
+	 */
+	if (bufusage)
+		c->shared_blks_hit += bufusage->shared_blks_hit;
+	add_rare_usage(counters, bufusage, walusage);
 	if (jitusage)
 	{
 		r = rare_for_add(counters);
@@ -191,12 +223,70 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 		r->parallel_workers_launched += parallel_launched;
 	}
 	if (unlikely(plan_cache != PGSQ_PLAN_NOT_CACHED))
+		add_plan_cache(counters, plan_cache);
+}
+
+/*
+ * Add one execution of a known statement, measured by our executor hooks:
+ * what pgsq_add_execution does for an execution without JIT or parallel
+ * workers, with the rare counters looked at only when usage says one
+ * changed.  The way of nearly every execution (pending.c:
+ * pgsq_record_known), so it tests as little as it can.
+ */
+void
+pgsq_add_known_execution(PgsqCounters *counters, double ms, uint64 rows,
+						 const PgsqUsage *usage, PgsqPlanCache plan_cache)
+{
+	PgsqMainCounters *c = &counters->main;
+
+	add_exec_time(c, ms);
+	c->rows += rows;
+	c->last_executed = GetCurrentStatementStartTimestamp();
+	add_timing(&c->exec, ms);
+	c->shared_blks_hit += usage->bufusage.shared_blks_hit;
+	if (unlikely(usage->rare != 0))
+		add_rare_usage(counters, &usage->bufusage, &usage->walusage);
+	if (unlikely(plan_cache != PGSQ_PLAN_NOT_CACHED))
+		add_plan_cache(counters, plan_cache);
+}
+
+/*
+ * Set a plan's counters to the executions counted in its statement's, all
+ * of which ran that plan (pending.c: a mirrored plan): what a plan counts
+ * of an execution (pgsq_record for the plan's key gets its time, rows and
+ * buffer usage), and nothing of its planning, WAL, JIT or plan cache.
+ */
+void
+pgsq_counters_copy_plan(PgsqCounters *plan, const PgsqCounters *stmt)
+{
+	const PgsqRareCounters *sr = &stmt->rare;
+
+	pgsq_counters_clear(plan);
+	plan->main.exec = stmt->main.exec;
+	plan->main.rows = stmt->main.rows;
+	plan->main.shared_blks_hit = stmt->main.shared_blks_hit;
+	plan->main.last_executed = stmt->main.last_executed;
+	if (stmt->main.exec_hist.used)
+		plan->main.exec_hist = stmt->main.exec_hist;
+	if (stmt->has_rare)
 	{
-		r = rare_for_add(counters);
-		if (plan_cache == PGSQ_PLAN_GENERIC)
-			r->generic_plan_calls++;
-		else
-			r->custom_plan_calls++;
+		PgsqRareCounters *r = rare_for_add(plan);
+
+		r->shared_blks_read = sr->shared_blks_read;
+		r->shared_blks_dirtied = sr->shared_blks_dirtied;
+		r->shared_blks_written = sr->shared_blks_written;
+		r->local_blks_hit = sr->local_blks_hit;
+		r->local_blks_read = sr->local_blks_read;
+		r->local_blks_dirtied = sr->local_blks_dirtied;
+		r->local_blks_written = sr->local_blks_written;
+		r->temp_blks_read = sr->temp_blks_read;
+		r->temp_blks_written = sr->temp_blks_written;
+		r->shared_blk_read_time = sr->shared_blk_read_time;
+		r->shared_blk_write_time = sr->shared_blk_write_time;
+		r->local_blk_read_time = sr->local_blk_read_time;
+		r->local_blk_write_time = sr->local_blk_write_time;
+		r->temp_blk_read_time = sr->temp_blk_read_time;
+		r->temp_blk_write_time = sr->temp_blk_write_time;
 	}
 }
 

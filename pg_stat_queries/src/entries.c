@@ -659,20 +659,7 @@ pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 /* The count before the first pass after startup has counted the entries */
 #define PGSQ_COUNT_UNKNOWN (PG_INT64_MAX / 4)
 
-/* The count, in shared memory */
-typedef struct EntryCount
-{
-	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
-	pg_atomic_uint64 created_entries;	/* entries created so far */
-	pg_atomic_uint64 live_statements;	/* exact: statements' live entries */
-	pg_atomic_uint64 live_plans;	/* exact: plans' live entries */
-	pg_atomic_uint64 plans_untracked;	/* plan executions refused */
-	pg_atomic_uint64 claimed[2];	/* statements' [0] and plans' [1]: live
-									 * or in room reserved, below each class's
-									 * bound (pgsq_reserve_entry) */
-} EntryCount;
-
-static EntryCount *counts = NULL;
+PgsqEntryCounts *pgsq_entry_counts = NULL;
 
 /* The entries the table is for: max statements, and max_plans plans */
 uint64
@@ -704,8 +691,8 @@ pgsq_class_bound(bool plans)
 uint64
 pgsq_live_of_class(bool plans)
 {
-	return pg_atomic_read_u64(plans ? &counts->live_plans :
-							  &counts->live_statements);
+	return pg_atomic_read_u64(plans ? &pgsq_entry_counts->live_plans :
+							  &pgsq_entry_counts->live_statements);
 }
 
 /* Is this count known, rather than waiting for the first pass? */
@@ -719,7 +706,7 @@ pgsq_entry_count_known(uint64 count)
 Size
 pgsq_entry_count_shmem_size(void)
 {
-	return CACHELINEALIGN(sizeof(EntryCount));
+	return CACHELINEALIGN(sizeof(PgsqEntryCounts));
 }
 
 /* Create or find the count (caller holds AddinShmemInitLock) */
@@ -728,39 +715,39 @@ pgsq_entry_count_shmem_startup(void)
 {
 	bool		found;
 
-	counts = ShmemInitStruct("pg_stat_queries entry count",
-							 sizeof(EntryCount), &found);
+	pgsq_entry_counts = ShmemInitStruct("pg_stat_queries entry count",
+							 sizeof(PgsqEntryCounts), &found);
 	if (found)
 		return;
 	/* entries restored from disk are counted by the first pass */
-	pg_atomic_init_u64(&counts->num_entries, PGSQ_COUNT_UNKNOWN);
-	pg_atomic_init_u64(&counts->created_entries, 0);
-	pg_atomic_init_u64(&counts->live_statements, 0);
-	pg_atomic_init_u64(&counts->live_plans, 0);
-	pg_atomic_init_u64(&counts->plans_untracked, 0);
-	pg_atomic_init_u64(&counts->claimed[0], 0);
-	pg_atomic_init_u64(&counts->claimed[1], 0);
+	pg_atomic_init_u64(&pgsq_entry_counts->num_entries, PGSQ_COUNT_UNKNOWN);
+	pg_atomic_init_u64(&pgsq_entry_counts->created_entries, 0);
+	pg_atomic_init_u64(&pgsq_entry_counts->live_statements, 0);
+	pg_atomic_init_u64(&pgsq_entry_counts->live_plans, 0);
+	pg_atomic_init_u64(&pgsq_entry_counts->plans_untracked, 0);
+	pg_atomic_init_u64(&pgsq_entry_counts->claimed[0], 0);
+	pg_atomic_init_u64(&pgsq_entry_counts->claimed[1], 0);
 }
 
 /* The number of entries: approximate, or unknown (pgsq_entry_count_known) */
 uint64
 pgsq_entry_count(void)
 {
-	return pg_atomic_read_u64(&counts->num_entries);
+	return pg_atomic_read_u64(&pgsq_entry_counts->num_entries);
 }
 
 /* Set the count, as a pass that scanned every entry found it */
 void
 pgsq_set_entry_count(uint64 count)
 {
-	pg_atomic_write_u64(&counts->num_entries, count);
+	pg_atomic_write_u64(&pgsq_entry_counts->num_entries, count);
 }
 
 /* Entries created so far, by any backend */
 uint64
 pgsq_created_entries(void)
 {
-	return pg_atomic_read_u64(&counts->created_entries);
+	return pg_atomic_read_u64(&pgsq_entry_counts->created_entries);
 }
 
 /*
@@ -775,7 +762,7 @@ pgsq_created_entries(void)
 static void
 release_claim(bool plan)
 {
-	pg_atomic_uint64 *claimed = &counts->claimed[plan ? 1 : 0];
+	pg_atomic_uint64 *claimed = &pgsq_entry_counts->claimed[plan ? 1 : 0];
 	uint64		old = pg_atomic_read_u64(claimed);
 
 	Assert(old > 0);
@@ -797,7 +784,7 @@ release_claim(bool plan)
 bool
 pgsq_reserve_entry(bool plan)
 {
-	pg_atomic_uint64 *claimed = &counts->claimed[plan ? 1 : 0];
+	pg_atomic_uint64 *claimed = &pgsq_entry_counts->claimed[plan ? 1 : 0];
 	uint64		class_bound = pgsq_class_bound(plan);
 	uint64		count;
 
@@ -809,8 +796,8 @@ pgsq_reserve_entry(bool plan)
 	} while (!pg_atomic_compare_exchange_u64(claimed, &count, count + 1));
 
 	/* first: a pass that recounts meanwhile errs high, never low */
-	pg_atomic_add_fetch_u64(&counts->created_entries, 1);
-	count = pg_atomic_read_u64(&counts->num_entries);
+	pg_atomic_add_fetch_u64(&pgsq_entry_counts->created_entries, 1);
+	count = pg_atomic_read_u64(&pgsq_entry_counts->num_entries);
 	do
 	{
 		if (count >= pgsq_entry_bound() && pgsq_entry_count_known(count))
@@ -818,7 +805,7 @@ pgsq_reserve_entry(bool plan)
 			release_claim(plan);
 			return false;
 		}
-	} while (!pg_atomic_compare_exchange_u64(&counts->num_entries, &count,
+	} while (!pg_atomic_compare_exchange_u64(&pgsq_entry_counts->num_entries, &count,
 											 count + 1));
 	return true;
 }
@@ -838,9 +825,9 @@ pgsq_entry_created(uint64 objid)
 void
 pgsq_entry_restored(uint64 objid, bool plan)
 {
-	pg_atomic_add_fetch_u64(&counts->claimed[plan ? 1 : 0], 1);
-	pg_atomic_add_fetch_u64(&counts->created_entries, 1);
-	pg_atomic_add_fetch_u64(&counts->num_entries, 1);
+	pg_atomic_add_fetch_u64(&pgsq_entry_counts->claimed[plan ? 1 : 0], 1);
+	pg_atomic_add_fetch_u64(&pgsq_entry_counts->created_entries, 1);
+	pg_atomic_add_fetch_u64(&pgsq_entry_counts->num_entries, 1);
 	pgsq_ring_push(objid);
 }
 
@@ -856,9 +843,9 @@ pgsq_entry_not_created(bool plan)
 void
 pgsq_entries_removed(int64 count)
 {
-	uint64		old = pg_atomic_read_u64(&counts->num_entries);
+	uint64		old = pg_atomic_read_u64(&pgsq_entry_counts->num_entries);
 
-	while (!pg_atomic_compare_exchange_u64(&counts->num_entries, &old,
+	while (!pg_atomic_compare_exchange_u64(&pgsq_entry_counts->num_entries, &old,
 										   old > (uint64) count ? old - count : 0))
 		;
 }
@@ -867,16 +854,16 @@ pgsq_entries_removed(int64 count)
 void
 pgsq_live_entry_added(bool plan)
 {
-	pg_atomic_add_fetch_u64(plan ? &counts->live_plans :
-							&counts->live_statements, 1);
+	pg_atomic_add_fetch_u64(plan ? &pgsq_entry_counts->live_plans :
+							&pgsq_entry_counts->live_statements, 1);
 }
 
 /* A live entry was dropped by the backend that closed it */
 void
 pgsq_live_entry_dropped(bool plan)
 {
-	pg_atomic_uint64 *of_class = plan ? &counts->live_plans :
-		&counts->live_statements;
+	pg_atomic_uint64 *of_class = plan ? &pgsq_entry_counts->live_plans :
+		&pgsq_entry_counts->live_statements;
 
 	Assert(pg_atomic_read_u64(of_class) > 0);
 	pg_atomic_sub_fetch_u64(of_class, 1);
@@ -887,28 +874,28 @@ pgsq_live_entry_dropped(bool plan)
 uint64
 pgsq_live_plans(void)
 {
-	return pg_atomic_read_u64(&counts->live_plans);
+	return pg_atomic_read_u64(&pgsq_entry_counts->live_plans);
 }
 
 /* A plan's execution found no room for the plan's new entry */
 void
 pgsq_plan_untracked(void)
 {
-	pg_atomic_add_fetch_u64(&counts->plans_untracked, 1);
+	pg_atomic_add_fetch_u64(&pgsq_entry_counts->plans_untracked, 1);
 }
 
 /* Plan executions that found no room for their plan's entry */
 uint64
 pgsq_plans_untracked(void)
 {
-	return pg_atomic_read_u64(&counts->plans_untracked);
+	return pg_atomic_read_u64(&pgsq_entry_counts->plans_untracked);
 }
 
 /* A full reset: no plan execution found no room since */
 void
 pgsq_plans_untracked_reset(void)
 {
-	pg_atomic_write_u64(&counts->plans_untracked, 0);
+	pg_atomic_write_u64(&pgsq_entry_counts->plans_untracked, 0);
 }
 
 

@@ -791,22 +791,54 @@ class_nearly_full(bool plans, bool *at_bound)
 	return live >= of * PGSQ_SWEEP_START_PCT / 100;
 }
 
-/* After a statement: sweep a slice if the table is nearly full */
+PgsqSweepFloors pgsq_sweep_floors = {0, 0, 0};
+
+/*
+ * The fill levels below which pgsq_maybe_sweep has nothing to do, for the
+ * settings of now: with no plans tracked, the plans' class is always "at
+ * its level" (of zero), so only the whole table counts.
+ */
+static void
+compute_sweep_floors(void)
+{
+	pgsq_sweep_floors.entries = pgsq_table_size() * PGSQ_SWEEP_START_PCT / 100;
+	if (pgsq_max_plans == 0)
+	{
+		pgsq_sweep_floors.statements = PG_UINT64_MAX;
+		pgsq_sweep_floors.plans = PG_UINT64_MAX;
+	}
+	else
+	{
+		pgsq_sweep_floors.statements = (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100;
+		pgsq_sweep_floors.plans = (uint64) pgsq_max_plans * PGSQ_SWEEP_START_PCT / 100;
+	}
+}
+
+/* max or max_plans is about to change: have the floors computed anew */
 void
-pgsq_maybe_sweep(bool nested)
+pgsq_sweep_settings_changed(void)
+{
+	pgsq_sweep_floors.entries = 0;
+}
+
+/*
+ * After a statement whose entries were not all below their floors: sweep
+ * a slice if the table, statements or plans are nearly full.  The entry
+ * count may be unknown (after a restart, until a pass counted entries):
+ * then it is at no floor, and a pass is due.
+ */
+void
+pgsq_sweep_if_due(bool nested)
 {
 	uint64		count = pgsq_entry_count();
-
 	bool		at_bound = count >= pgsq_entry_bound();
 
-	if (count < pgsq_table_size() * PGSQ_SWEEP_START_PCT / 100)
+	if (pgsq_sweep_floors.entries == 0)
+		compute_sweep_floors();
+	if (count < pgsq_sweep_floors.entries)
 	{
-		/*
-		 * The table is not nearly full, but statements or plans may be:
-		 * not while the whole count is below where either class starts.
-		 */
-		if (pgsq_max_plans == 0 ||
-			count < (uint64) Min(pgsq_max, pgsq_max_plans) * PGSQ_SWEEP_START_PCT / 100)
+		/* statements or plans may be nearly full, if not the whole table */
+		if (pgsq_max_plans == 0)
 			return;
 		if (!class_nearly_full(false, &at_bound) &&
 			!class_nearly_full(true, &at_bound))

@@ -84,8 +84,24 @@ typedef struct PendingStmt
 	uint32		ref_generation;
 	bool		text_checked;	/* the entry's text was looked after */
 	TimestampTz entry_since;	/* stats_since of the entry counted for */
+	int			mirror_pos;		/* a mirrored plan's or its statement's
+								 * position, or -1 (below) */
+	int64		mirror_planid;	/* a statement's mirrored plan, or 0 */
 	PgsqCounters counters;
 } PendingStmt;
+
+/*
+ * Mirrored plans.  While every execution a statement's pending counts hold
+ * ran the same plan, that plan's counts are the statement's execution
+ * counts: the plan's pending position then holds none of its own, and an
+ * execution adds to the statement's counts alone (pgsq_record_known).  A
+ * plan is mirrored when its pending counts and its statement's begin with
+ * the same execution (pgsq_mirror_plan), and given counts of its own
+ * (unmirror) before anything else would make the two differ: another plan
+ * or none running, a planning counted (its buffer usage goes to the
+ * statement), counts not going to these positions, and before each flush,
+ * which moves positions.
+ */
 
 static MemoryContext pending_context = NULL;
 static PendingStmt *pending_stmts = NULL;
@@ -280,6 +296,34 @@ pending_first_use(PendingStmt *ps)
 }
 
 /*
+ * Give the plan that a statement's pending counts mirror counts of its
+ * own: the statement's executions so far, all of which ran it
+ */
+static void
+unmirror(PendingStmt *stmt)
+{
+	PendingStmt *plan = &pending_stmts[stmt->mirror_pos];
+
+	Assert(plan->mirror_pos == (int) (stmt - pending_stmts));
+	pgsq_counters_copy_plan(&plan->counters, &stmt->counters);
+	plan->mirror_pos = -1;
+	stmt->mirror_pos = -1;
+	stmt->mirror_planid = 0;
+}
+
+/* End the mirror that pending counts of a statement or of a plan are in */
+static inline void
+end_mirror(PendingStmt *ps)
+{
+	if (likely(ps->mirror_pos < 0))
+		return;
+	if (pgsq_key_is_plan(&ps->key))
+		unmirror(&pending_stmts[ps->mirror_pos]);
+	else
+		unmirror(ps);
+}
+
+/*
  * New, empty pending counts of a statement, with its entry.
  * Not inlined: once per batch, and bench/scaling.sh counts its calls.
  */
@@ -300,6 +344,8 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 	ps->ref_generation = generation;
 	ps->text_checked = false;
 	ps->entry_since = entry_since(entry);
+	ps->mirror_pos = -1;
+	ps->mirror_planid = 0;
 	pgsq_counters_clear(&ps->counters);
 	index_pending(objid, pending_count);
 	remember_pos(pending_count);
@@ -320,6 +366,7 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
 {
 	TimestampTz since = entry_since(entry);
 
+	end_mirror(ps);
 	if (pending_merged(ps))
 	{
 		/* a flush merged these counts, then an error cut it short */
@@ -337,6 +384,15 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
 }
 
 /*
+ * The pending positions of the latest statement execution recorded that
+ * may begin a mirror (its counts hold this execution alone), and of the
+ * counts pgsq_record added to last, in batch record_batch; -1 if none.
+ */
+static int	mirror_candidate = -1;
+static int	recorded_pos = -1;
+static uint32 record_batch = 0;
+
+/*
  * Record one planning or execution of a statement in local memory, and
  * return its entry (referenced by this backend), or NULL if the statement has
  * no usable entry right now: then the counts went into an entry directly,
@@ -347,6 +403,12 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
  * parse analysis or creates it now, having never seen the statement; an
  * entry created now, and parked counts, get their text made from src (if
  * given).
+ *
+ * planid is the plan a statement's execution ran (0: none tracked);
+ * *plan_counted (if not NULL) is set to whether that plan's execution is
+ * counted already, in the statement's counts that its pending counts
+ * mirror.  Otherwise the caller records the plan's execution, then calls
+ * pgsq_mirror_plan.
  *
  * *check_text_out says whether the caller should see to the referenced
  * entry's text.  Once per batch of pending counts is enough: an entry left
@@ -359,7 +421,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			double ms, uint64 rows, const BufferUsage *bufusage,
 			const WalUsage *walusage, const JitInstrumentation *jitusage,
 			int parallel_to_launch, int parallel_launched,
-			PgsqPlanCache plan_cache,
+			PgsqPlanCache plan_cache, int64 planid, bool *plan_counted,
 			bool *check_text_out)
 {
 	uint64		objid;
@@ -368,6 +430,11 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	PgsqSharedEntry *entry;
 
 	*check_text_out = false;
+	if (plan_counted)
+		*plan_counted = false;
+	if (!pgsq_key_is_plan(key))
+		mirror_candidate = -1;
+	recorded_pos = -1;
 
 	/*
 	 * The first execution of an entry this backend created at parse analysis
@@ -407,12 +474,21 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	}
 	if (likely(ps != NULL && ps->ref_generation == generation &&
 			   !pgsq_text_closed(ps->entry)))
+	{
 		entry = ps->entry;
+		/* these counts go here: does the mirror still hold after them? */
+		if (unlikely(ps->mirror_pos >= 0) &&
+			(phase != PGSQ_EXEC || ps->mirror_planid != planid))
+			end_mirror(ps);
+	}
 	else
 	{
 		bool		stale = false;
 		bool		missing = false;
 
+		/* the counts may go elsewhere: the mirror, if any, ends */
+		if (ps != NULL)
+			end_mirror(ps);
 		entry = NULL;
 		if (ps == NULL)
 		{
@@ -463,7 +539,85 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	*check_text_out = !ps->text_checked;
 	ps->text_checked = true;
 	pgsq_entry_used(entry);
+
+	recorded_pos = (int) (ps - pending_stmts);
+	record_batch = pending_batch;
+	if (ps->mirror_pos >= 0)
+	{
+		if (plan_counted)
+			*plan_counted = true;
+	}
+	else if (planid != INT64CONST(0) && phase == PGSQ_EXEC &&
+			 ps->counters.main.exec.calls == 1 &&
+			 ps->counters.main.plan.calls == 0)
+		mirror_candidate = recorded_pos;
 	return entry;
+}
+
+/*
+ * Right after a statement's execution and then its plan's were recorded
+ * (pgsq_record): if the pending counts of both hold that execution alone,
+ * with references of one generation, the plan's are mirrored from now on.
+ * The statement is then the position an execution looks at first.
+ */
+void
+pgsq_mirror_plan(void)
+{
+	int			stmt_pos = mirror_candidate;
+	PendingStmt *stmt;
+	PendingStmt *plan;
+
+	mirror_candidate = -1;
+	if (stmt_pos < 0 || recorded_pos < 0 || recorded_pos == stmt_pos ||
+		record_batch != pending_batch)
+		return;
+	stmt = &pending_stmts[stmt_pos];
+	plan = &pending_stmts[recorded_pos];
+	if (stmt->mirror_pos >= 0 || plan->mirror_pos >= 0 ||
+		!pgsq_key_is_plan(&plan->key) || pgsq_key_is_plan(&stmt->key) ||
+		plan->key.queryid != stmt->key.queryid ||
+		plan->counters.main.exec.calls != 1 ||
+		stmt->counters.main.exec.calls != 1 ||
+		plan->ref_generation != stmt->ref_generation)
+		return;
+	stmt->mirror_pos = recorded_pos;
+	stmt->mirror_planid = plan->key.planid;
+	plan->mirror_pos = stmt_pos;
+	remember_pos(stmt_pos);
+}
+
+/*
+ * Count one execution of a known statement the quick way, if it is the
+ * statement that got counts last in this batch, its reference current and
+ * its text seen to, and its pending counts mirror the plan it ran (or no
+ * plan is tracked and they mirror none).  Returns false, having counted
+ * nothing, otherwise: pgsq_record then does.  Nearly every execution of a
+ * statement run again and again comes here, and nothing here writes shared
+ * memory or takes a lock.
+ */
+bool
+pgsq_record_known(int64 queryid, bool toplevel, int64 planid, double ms,
+				  uint64 rows, const PgsqUsage *usage,
+				  PgsqPlanCache plan_cache)
+{
+	PendingStmt *ps;
+
+	if (unlikely(last_pos < 0 || last_batch != pending_batch))
+		return false;
+	ps = &pending_stmts[last_pos];
+	if (ps->key.queryid != queryid || ps->mirror_planid != planid ||
+		ps->key.planid != INT64CONST(0) || ps->key.toplevel != toplevel ||
+		ps->key.userid != GetUserId() || ps->key.dbid != MyDatabaseId)
+		return false;
+	if (unlikely(!ps->text_checked ||
+				 ps->ref_generation != pgsq_refs_generation() ||
+				 pgsq_text_closed(ps->entry)))
+		return false;
+	pgsq_add_known_execution(&ps->counters, ms, rows, usage, plan_cache);
+	pgsq_entry_used(ps->entry);
+	if (ps->mirror_pos >= 0)
+		pgsq_entry_used(pending_stmts[ps->mirror_pos].entry);
+	return true;
 }
 
 /*
@@ -562,6 +716,15 @@ pgsq_flush_pending(bool nowait)
 
 	if (pending_count == 0)
 		return false;
+
+	/* plans get counts of their own: positions move below */
+	for (int i = 0; i < pending_count; i++)
+	{
+		PendingStmt *ps = &pending_stmts[i];
+
+		if (ps->mirror_pos >= 0 && !pgsq_key_is_plan(&ps->key))
+			unmirror(ps);
+	}
 
 	/*
 	 * Each statement's counts are marked merged (MERGED_GENERATION) as soon

@@ -473,6 +473,9 @@ extern void pgsq_rare_discard(dsa_pointer rare);
  *----------------------------------------------------------------------
  */
 
+/* An execution's time and usage as our executor hooks measure it (below) */
+typedef struct PgsqUsage PgsqUsage;
+
 extern void pgsq_counters_clear(PgsqCounters *counters);
 extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 							   uint64 rows, const BufferUsage *bufusage,
@@ -480,6 +483,11 @@ extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double m
 							   const JitInstrumentation *jitusage,
 							   int parallel_to_launch, int parallel_launched,
 							   PgsqPlanCache plan_cache);
+extern void pgsq_add_known_execution(PgsqCounters *counters, double ms,
+									 uint64 rows, const PgsqUsage *usage,
+									 PgsqPlanCache plan_cache);
+extern void pgsq_counters_copy_plan(PgsqCounters *plan,
+									const PgsqCounters *stmt);
 extern void pgsq_add_failures(PgsqCounters *counters, int64 count,
 							  double ms, int sqlstate, TimestampTz at);
 extern int64 pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
@@ -546,6 +554,21 @@ extern uint64 pgsq_entry_bound(void);
 extern uint64 pgsq_class_bound(bool plans);
 extern uint64 pgsq_live_of_class(bool plans);
 extern bool pgsq_entry_count_known(uint64 count);
+/* The numbers of entries, in shared memory */
+typedef struct PgsqEntryCounts
+{
+	pg_atomic_uint64 num_entries;	/* approximate; exact after each pass */
+	pg_atomic_uint64 created_entries;	/* entries created so far */
+	pg_atomic_uint64 live_statements;	/* exact: statements' live entries */
+	pg_atomic_uint64 live_plans;	/* exact: plans' live entries */
+	pg_atomic_uint64 plans_untracked;	/* plan executions refused */
+	pg_atomic_uint64 claimed[2];	/* statements' [0] and plans' [1]: live
+									 * or in room reserved, below each class's
+									 * bound (pgsq_reserve_entry) */
+} PgsqEntryCounts;
+
+extern PGDLLIMPORT PgsqEntryCounts *pgsq_entry_counts;
+
 extern Size pgsq_entry_count_shmem_size(void);
 extern void pgsq_entry_count_shmem_startup(void);
 extern uint64 pgsq_entry_count(void);
@@ -628,7 +651,40 @@ extern Size pgsq_eviction_shmem_size(void);
 extern void pgsq_eviction_shmem_startup(void);
 extern void pgsq_sweep_after_full_reset(void);
 extern bool pgsq_room_for_new_entry(bool nested, bool plan);
-extern void pgsq_maybe_sweep(bool nested);
+extern void pgsq_sweep_if_due(bool nested);
+extern void pgsq_sweep_settings_changed(void);
+
+/*
+ * Fill levels below which no sweep is due (eviction.c): of all entries, of
+ * statements, of plans.  Zero until computed, and again after max or
+ * max_plans changed, so that the next statement computes them anew.
+ */
+typedef struct PgsqSweepFloors
+{
+	uint64		entries;
+	uint64		statements;
+	uint64		plans;
+} PgsqSweepFloors;
+
+extern PGDLLIMPORT PgsqSweepFloors pgsq_sweep_floors;
+
+/*
+ * After a statement: sweep a slice if entries are nearly at their bound.
+ * Inline, as it runs for every statement: mostly three reads of shared
+ * counts that change only when entries are created or dropped.
+ */
+static inline void
+pgsq_maybe_sweep(bool nested)
+{
+	if (likely(pg_atomic_read_u64(&pgsq_entry_counts->num_entries) <
+			   pgsq_sweep_floors.entries &&
+			   pg_atomic_read_u64(&pgsq_entry_counts->live_statements) <
+			   pgsq_sweep_floors.statements &&
+			   pg_atomic_read_u64(&pgsq_entry_counts->live_plans) <
+			   pgsq_sweep_floors.plans))
+		return;
+	pgsq_sweep_if_due(nested);
+}
 
 
 /*----------------------------------------------------------------------
@@ -730,7 +786,12 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									int parallel_to_launch,
 									int parallel_launched,
 									PgsqPlanCache plan_cache,
+									int64 planid, bool *plan_counted,
 									bool *check_text);
+extern void pgsq_mirror_plan(void);
+extern bool pgsq_record_known(int64 queryid, bool toplevel, int64 planid,
+							  double ms, uint64 rows, const PgsqUsage *usage,
+							  PgsqPlanCache plan_cache);
 extern void pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 								int64 count, double ms, int sqlstate,
 								TimestampTz at);
@@ -772,13 +833,19 @@ extern void pgsq_failures_count(void);
 
 extern void pgsq_install_hooks(void);
 
-/* Time, buffer and WAL usage summed over measured windows */
-typedef struct PgsqUsage
+/*
+ * Time, buffer and WAL usage summed over measured windows.  rare is zero
+ * unless a window changed some counter other than shared hits (or
+ * track_io_timing was on): then the rare counters need adding, which a
+ * known statement's execution otherwise skips (pgsq_record_known).
+ */
+struct PgsqUsage
 {
 	instr_time	time;
+	uint64		rare;
 	BufferUsage bufusage;
 	WalUsage	walusage;
-} PgsqUsage;
+};
 
 /* One window being measured */
 typedef struct PgsqWindow
@@ -821,9 +888,11 @@ pgsq_window_begin(PgsqWindow *window)
  * or, for the first window of a total, set usage to it: the caller passes
  * "first" as a constant, so each inlined copy either adds or stores, and no
  * total is zeroed beforehand (a 168-byte memset, about 70 instructions per
- * statement).  Always inlined, as a call would cost some of that back.  I/O
- * times are only ever non-zero with track_io_timing on: otherwise their six
- * fields are only zeroed, for a first window.
+ * statement).  Always inlined, as a call would cost some of that back.
+ * usage->rare notes whether any counter but shared hits moved, so that the
+ * rare counters are looked at only then.  I/O times are only ever non-zero
+ * with track_io_timing on: otherwise their six fields are only zeroed, for
+ * a first window.
  */
 static pgsq_always_inline void
 pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
@@ -832,15 +901,23 @@ pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 	const WalUsage *w0 = &window->wal_start;
 	BufferUsage *b = &usage->bufusage;
 	WalUsage   *w = &usage->walusage;
+	uint64		rare = first ? 0 : usage->rare;
 	instr_time	now;
 
 /* one counter of the totals: set to the window's difference, or add it */
 #define PGSQ_WINDOW_COUNT(total, current, start) \
 	((total) = (first ? 0 : (total)) + ((current) - (start)))
+/* the same for a counter most executions leave alone, noting a change */
+#define PGSQ_WINDOW_RARE(total, current, start) \
+	do { \
+		uint64		d_ = (uint64) ((current) - (start)); \
+		(total) = (first ? 0 : (total)) + d_; \
+		rare |= d_; \
+	} while (0)
 #define PGSQ_WINDOW_BUF(field) \
-	PGSQ_WINDOW_COUNT(b->field, pgBufferUsage.field, b0->field)
+	PGSQ_WINDOW_RARE(b->field, pgBufferUsage.field, b0->field)
 #define PGSQ_WINDOW_WAL(field) \
-	PGSQ_WINDOW_COUNT(w->field, pgWalUsage.field, w0->field)
+	PGSQ_WINDOW_RARE(w->field, pgWalUsage.field, w0->field)
 #define PGSQ_WINDOW_IO_TIME(field) \
 	INSTR_TIME_ACCUM_DIFF(b->field, pgBufferUsage.field, b0->field)
 
@@ -848,7 +925,8 @@ pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 	if (first)
 		INSTR_TIME_SET_ZERO(usage->time);
 	INSTR_TIME_ACCUM_DIFF(usage->time, now, window->start);
-	PGSQ_WINDOW_BUF(shared_blks_hit);
+	PGSQ_WINDOW_COUNT(b->shared_blks_hit, pgBufferUsage.shared_blks_hit,
+					  b0->shared_blks_hit);
 	PGSQ_WINDOW_BUF(shared_blks_read);
 	PGSQ_WINDOW_BUF(shared_blks_dirtied);
 	PGSQ_WINDOW_BUF(shared_blks_written);
@@ -875,6 +953,7 @@ pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 		PGSQ_WINDOW_IO_TIME(local_blk_write_time);
 		PGSQ_WINDOW_IO_TIME(temp_blk_read_time);
 		PGSQ_WINDOW_IO_TIME(temp_blk_write_time);
+		rare = 1;
 	}
 	PGSQ_WINDOW_WAL(wal_records);
 	PGSQ_WINDOW_WAL(wal_fpi);
@@ -883,8 +962,10 @@ pgsq_window_end(const PgsqWindow *window, PgsqUsage *usage, bool first)
 #ifdef PGSQ_HAS_WAL_FPI_BYTES
 	PGSQ_WINDOW_WAL(wal_fpi_bytes);
 #endif
+	usage->rare = rare;
 
 #undef PGSQ_WINDOW_COUNT
+#undef PGSQ_WINDOW_RARE
 #undef PGSQ_WINDOW_BUF
 #undef PGSQ_WINDOW_WAL
 #undef PGSQ_WINDOW_IO_TIME

@@ -151,6 +151,15 @@ define_pgss_settings(void)
 							 PGC_INTERNAL, 0, NULL, NULL, show_pgss_save);
 }
 
+/* max or max_plans changes: the sweep's floors follow (eviction.c) */
+static void
+assign_max(int newval, void *extra)
+{
+	(void) newval;
+	(void) extra;
+	pgsq_sweep_settings_changed();
+}
+
 /* Define the settings; _PG_init */
 void
 pgsq_define_settings(void)
@@ -164,7 +173,7 @@ pgsq_define_settings(void)
 							INT_MAX / 4,
 							PGC_SIGHUP,
 							0,
-							NULL, NULL, NULL);
+							NULL, assign_max, NULL);
 
 	DefineCustomIntVariable("pg_stat_queries.max_plans",
 							"Sets the maximum number of plans tracked by pg_stat_queries.",
@@ -175,7 +184,7 @@ pgsq_define_settings(void)
 							INT_MAX / 4,
 							PGC_SIGHUP,
 							0,
-							NULL, NULL, NULL);
+							NULL, assign_max, NULL);
 
 	DefineCustomEnumVariable("pg_stat_queries.track",
 							 "Selects which statements are tracked by pg_stat_queries.",

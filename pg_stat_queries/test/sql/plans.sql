@@ -69,6 +69,55 @@ SELECT a, b FROM plans_t WHERE a < 2 ORDER BY a;
 SELECT * FROM plans_of('SELECT a, b FROM plans_t WHERE a < %');
 SELECT * FROM plans_sum_up('SELECT a, b FROM plans_t WHERE a < %');
 
+-- While one plan alone runs, its counts are its statement's (a backend's
+-- pending counts of the plan mirror the statement's until another plan
+-- runs): the same calls, times, percentiles, rows and blocks.  Over a
+-- flip and back, the plans' counts add up to the statement's, whether or
+-- not a merge came in between.
+PREPARE plans_m1(int) AS SELECT count(b) FROM plans_t WHERE a < $1;
+EXECUTE plans_m1(10);
+EXECUTE plans_m1(20);
+EXECUTE plans_m1(30);
+EXECUTE plans_m1(40);
+DEALLOCATE plans_m1;
+SELECT p.calls = s.calls AS calls, p.rows = s.rows AS rows,
+       p.total_exec_time = s.total_exec_time AS total,
+       p.min_exec_time = s.min_exec_time AS min,
+       p.max_exec_time = s.max_exec_time AS max,
+       p.mean_exec_time = s.mean_exec_time AS mean,
+       p.stddev_exec_time = s.stddev_exec_time AS stddev,
+       p.p50_exec_time = s.p50_exec_time AND p.p99_exec_time = s.p99_exec_time
+         AS percentiles,
+       p.shared_blks_hit = s.shared_blks_hit AS hit,
+       p.shared_blks_read = s.shared_blks_read AS read
+  FROM pg_stat_queries s
+  JOIN pg_stat_queries_plans p USING (userid, dbid, queryid, toplevel)
+ WHERE s.query LIKE 'PREPARE plans_m1%';
+PREPARE plans_m2(int) AS SELECT count(a) FROM plans_t WHERE a < $1;
+EXECUTE plans_m2(10);
+EXECUTE plans_m2(20);
+EXECUTE plans_m2(30);
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+EXECUTE plans_m2(10);
+EXECUTE plans_m2(20);
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+EXECUTE plans_m2(10);
+DEALLOCATE plans_m2;
+SELECT count(*) AS plans, sum(p.calls) = s.calls AS calls,
+       sum(p.rows) = s.rows AS rows,
+       abs(sum(p.total_exec_time) - s.total_exec_time) < 1e-9 AS total,
+       min(p.min_exec_time) = s.min_exec_time AS min,
+       max(p.max_exec_time) = s.max_exec_time AS max,
+       sum(p.shared_blks_hit) = s.shared_blks_hit AS hit
+  FROM pg_stat_queries s
+  JOIN pg_stat_queries_plans p USING (userid, dbid, queryid, toplevel)
+ WHERE s.query LIKE 'PREPARE plans_m2%'
+ GROUP BY s.calls, s.rows, s.total_exec_time, s.min_exec_time,
+          s.max_exec_time, s.shared_blks_hit;
+SELECT calls FROM plans_of('PREPARE plans_m2%');
+
 -- Custom and generic plans of the same shape share one row and one text
 PREPARE plans_q(int) AS SELECT b FROM plans_t WHERE a = $1;
 SET plan_cache_mode = force_custom_plan;
