@@ -108,6 +108,268 @@ sampling_ended(int level)
 		sample_drawn = false;
 }
 
+/*-------------------------------------------------------------------------
+ * Time, buffer and WAL usage of each running statement, measured by
+ * our own executor hooks.
+ *
+ * Asking the executor for whole-query instrumentation (QueryDesc->totaltime,
+ * as pg_stat_statements does) costs a zeroed Instrumentation of some 400
+ * bytes in the query's memory on every execution, often a new memory block,
+ * and a start/stop pair around both ExecutorRun and ExecutorFinish: about
+ * 550 of the 38,000 instructions of a primary-key lookup.  We measure the
+ * same windows ourselves and keep the totals of each running statement in a
+ * small backend-local array, searched by QueryDesc address:
+ *
+ *	- a slot is taken at ExecutorStart and given back at ExecutorEnd;
+ *	- every ExecutorRun call is measured (a cursor makes one per FETCH), and
+ *	  ExecutorFinish is measured unless the statement is a SELECT without a
+ *	  data-modifying WITH: it then has no trigger or CTE to finish;
+ *	- a statement whose (sub)transaction aborts never reaches ExecutorEnd, so
+ *	  its slot is dropped at abort.  A cursor opened in a subtransaction that
+ *	  commits belongs to the parent from then on, and so does its slot.
+ *
+ * A slot never moves while in use, so its index stays valid while the
+ * statements nested in it start and end.
+ *-------------------------------------------------------------------------
+ */
+
+/*
+ * The first window of a statement sets every field of its totals
+ * (pgsq_window_end): a field a later PostgreSQL adds to BufferUsage or
+ * WalUsage would be left unset, so their sizes are checked here.
+ */
+StaticAssertDecl(sizeof(BufferUsage) == 10 * sizeof(int64) + 6 * sizeof(instr_time),
+				 "BufferUsage changed: see pgsq_window_end");
+StaticAssertDecl(sizeof(WalUsage) == PGSQ_WALUSAGE_FIELDS * sizeof(int64),
+				 "WalUsage changed: see pgsq_window_end");
+
+/* Totals of one running statement */
+typedef struct QuerySlot
+{
+	const QueryDesc *query;		/* NULL once given back */
+	SubTransactionId subxid;	/* subtransaction that owns the statement */
+	int			windows;		/* windows added to usage so far */
+	PgsqUsage	usage;			/* set by the first window, not before */
+} QuerySlot;
+
+QueryDesc  *pgsq_starting_query = NULL;
+
+static QuerySlot *slots = NULL;
+static int	slot_count = 0;		/* slots in use, up to the last taken one */
+static int	slot_capacity = 0;
+
+/*
+ * The subtransaction running now, as our callbacks follow it: the owner of
+ * the statements that start (GetCurrentSubTransactionId without a call per
+ * statement)
+ */
+static SubTransactionId current_subxid = TopSubTransactionId;
+
+/* Give back slots from the end while they are unused */
+static inline void
+trim_slots(void)
+{
+	while (slot_count > 0 && slots[slot_count - 1].query == NULL)
+		slot_count--;
+}
+
+/* Index of the slot of a running statement below the last one, or -1 */
+static pg_noinline int
+query_slot_below(const QueryDesc *query)
+{
+	for (int i = slot_count - 2; i >= 0; i--)
+	{
+		if (slots[i].query == query)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Index of the slot of a running statement, or -1 if it has none: mostly
+ * the last one taken, as statements end in the order opposite to their
+ * start, but for cursors.
+ */
+static inline int
+query_slot(const QueryDesc *query)
+{
+	if (likely(slot_count > 0 && slots[slot_count - 1].query == query))
+		return slot_count - 1;
+	return query_slot_below(query);
+}
+
+/*
+ * Index of a slot for a statement about to run, when some are taken: the
+ * first unused one, or one left with this address by a statement whose end
+ * we missed; or -1 to take a new one
+ */
+static pg_noinline int
+query_slot_reused(const QueryDesc *query)
+{
+	int			i = -1;
+
+	for (int j = 0; j < slot_count; j++)
+	{
+		if (slots[j].query == query)
+			return j;
+		if (slots[j].query == NULL && i < 0)
+			i = j;
+	}
+	return i;
+}
+
+/* Room for one more slot */
+static pg_noinline void
+grow_slots(void)
+{
+	int			capacity = Max(8, slot_capacity * 2);
+
+	if (slots == NULL)
+		slots = MemoryContextAlloc(TopMemoryContext,
+								   capacity * sizeof(QuerySlot));
+	else
+		slots = repalloc(slots, capacity * sizeof(QuerySlot));
+	slot_capacity = capacity;
+}
+
+/* Take a slot for a statement about to run */
+static inline void
+query_started(const QueryDesc *query)
+{
+	int			i = -1;
+
+	if (unlikely(slot_count > 0))
+		i = query_slot_reused(query);
+	if (i < 0)
+	{
+		if (unlikely(slot_count == slot_capacity))
+			grow_slots();
+		i = slot_count++;
+	}
+	slots[i].query = query;
+	slots[i].subxid = current_subxid;
+	slots[i].windows = 0;
+}
+
+/* Add a measured window to a running statement's slot */
+static inline void
+query_add(int slot, const QueryDesc *query, const PgsqWindow *window)
+{
+	/* nested statements only push and pop slots after this one */
+	Assert(slot < slot_count && slots[slot].query == query);
+	if (slot < slot_count && slots[slot].query == query)
+	{
+		/* a constant "first" in each call: two inlined variants */
+		if (slots[slot].windows++ == 0)
+			pgsq_window_end(window, &slots[slot].usage, true);
+		else
+			pgsq_window_end(window, &slots[slot].usage, false);
+	}
+}
+
+/*
+ * Give back a statement's slot and return its totals, or NULL if it had
+ * none.  The totals stay readable until the next statement starts.
+ */
+static inline const PgsqUsage *
+query_ended(const QueryDesc *query)
+{
+	int			i = query_slot(query);
+
+	if (i < 0)
+		return NULL;
+	slots[i].query = NULL;
+	if (i == slot_count - 1)
+	{
+		slot_count = i;
+		if (unlikely(i > 0 && slots[i - 1].query == NULL))
+			trim_slots();
+	}
+	/* a statement ended without running (a cursor closed unfetched) */
+	if (unlikely(slots[i].windows == 0))
+		memset(&slots[i].usage, 0, sizeof(PgsqUsage));
+	return &slots[i].usage;
+}
+
+/*
+ * The time a statement ran before an error cut short its window: the
+ * windows it completed (earlier fetches of a cursor) and this one.
+ */
+static double
+query_failed_ms(int slot, const PgsqWindow *window)
+{
+	double		ms = pgsq_window_elapsed_ms(window);
+
+	if (slot >= 0 && slot < slot_count && slots[slot].windows > 0)
+		ms += INSTR_TIME_GET_MILLISEC(slots[slot].usage.time);
+	return ms;
+}
+
+/*
+ * At transaction end no statement of it can still end: forget them all,
+ * and the statement that failed in ExecutorStart, if any
+ */
+static void
+measure_xact_callback(XactEvent event, void *arg)
+{
+	(void) arg;
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_PREPARE:
+			slot_count = 0;
+			pgsq_starting_query = NULL;
+			current_subxid = TopSubTransactionId;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * Subtransaction end: statements of an aborted one never end, nor does one
+ * that failed in ExecutorStart
+ */
+static void
+measure_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	(void) arg;
+	if (event == SUBXACT_EVENT_START_SUB)
+		current_subxid = mySubid;
+	else if (event == SUBXACT_EVENT_COMMIT_SUB ||
+			 event == SUBXACT_EVENT_ABORT_SUB)
+		current_subxid = parentSubid;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		pgsq_starting_query = NULL;
+	if (slot_count == 0)
+		return;
+	for (int i = 0; i < slot_count; i++)
+	{
+		if (slots[i].query == NULL || slots[i].subxid != mySubid)
+			continue;
+		if (event == SUBXACT_EVENT_ABORT_SUB)
+			slots[i].query = NULL;
+		else if (event == SUBXACT_EVENT_COMMIT_SUB)
+			slots[i].subxid = parentSubid;
+	}
+	trim_slots();
+}
+
+/* Register the transaction callbacks that keep the slots right */
+void
+pgsq_measure_init(void)
+{
+	RegisterXactCallback(measure_xact_callback, NULL);
+	RegisterSubXactCallback(measure_subxact_callback, NULL);
+	if (IsTransactionState())
+		current_subxid = GetCurrentSubTransactionId();
+}
+
+
 /* The key of a statement run now by this user in this database */
 static PgsqKey
 current_key(int64 queryid)
@@ -178,7 +440,7 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 		return;
 
 	key = current_key(query->queryId);
-	if (pgsq_parse_needs_nothing(&key))
+	if (pgsq_pending_has_text(&key) || pgsq_parse_needs_nothing(&key))
 		return;
 
 	/* for a statement that ends under another key, or without its entry */
@@ -362,7 +624,7 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 	if (queryDesc->plannedstmt->queryId != INT64CONST(0) &&
 		measuring(nesting_level))
-		pgsq_query_started(queryDesc);
+		query_started(queryDesc);
 }
 
 /*
@@ -397,14 +659,14 @@ note_executor_failure(QueryDesc *queryDesc, int slot, const PgsqWindow *window)
 	note_failure(queryDesc->plannedstmt->queryId, queryDesc->sourceText,
 				 queryDesc->plannedstmt->stmt_location,
 				 queryDesc->plannedstmt->stmt_len,
-				 pgsq_query_failed_ms(slot, window));
+				 query_failed_ms(slot, window));
 }
 
 /* ExecutorRun hook: measure the call; statements run from here are nested */
 static void
 pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 {
-	int			slot = pgsq_query_slot(queryDesc);
+	int			slot = query_slot(queryDesc);
 	PgsqWindow	window;
 
 	if (slot >= 0)
@@ -429,7 +691,7 @@ pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 	PG_END_TRY();
 	nesting_level--;
 	if (slot >= 0)
-		pgsq_query_add(slot, queryDesc, &window);
+		query_add(slot, queryDesc, &window);
 }
 
 /* ExecutorFinish hook: AFTER triggers and the like are nested too */
@@ -453,7 +715,7 @@ pgsq_ExecutorFinish(QueryDesc *queryDesc)
 		return;
 	}
 
-	slot = pgsq_query_slot(queryDesc);
+	slot = query_slot(queryDesc);
 	if (slot >= 0)
 		pgsq_window_begin(&window);
 	nesting_level++;
@@ -476,51 +738,57 @@ pgsq_ExecutorFinish(QueryDesc *queryDesc)
 	PG_END_TRY();
 	nesting_level--;
 	if (slot >= 0)
-		pgsq_query_add(slot, queryDesc, &window);
+		query_add(slot, queryDesc, &window);
+}
+
+/*
+ * Record the execution of a statement measured since its ExecutorStart (it
+ * has a slot: it was tracked and sampled then), whose totals are usage
+ */
+static void
+record_execution(QueryDesc *queryDesc, const PgsqUsage *usage)
+{
+	EState	   *estate = queryDesc->estate;
+	PlannedStmt *pstmt = queryDesc->plannedstmt;
+	double		ms = INSTR_TIME_GET_MILLISEC(usage->time);
+	int64		planid = 0;
+
+	if (pgsq_max_plans > 0)
+	{
+		/* a cached plan made while plans were not tracked: its id, once */
+		if (unlikely(pstmt->planId == INT64CONST(0)))
+			pstmt->planId = pgsq_plan_id(pstmt);
+		planid = pstmt->planId;
+	}
+
+	/* a statement run again: mostly a few tests and additions */
+	if (likely(estate->es_jit == NULL &&
+			   (estate->es_parallel_workers_to_launch |
+				estate->es_parallel_workers_launched) == 0) &&
+		pgsq_record_known(pstmt->queryId, nesting_level == 0, planid, ms,
+						  estate->es_total_processed, usage,
+						  pgsq_plan_cache_of(pstmt)))
+		statement_recorded();
+	else
+		record_statement(pstmt->queryId, queryDesc->sourceText,
+						 pstmt->stmt_location, pstmt->stmt_len, PGSQ_EXEC,
+						 ms, estate->es_total_processed,
+						 &usage->bufusage, &usage->walusage,
+						 estate->es_jit ? &estate->es_jit->instr : NULL,
+						 estate->es_parallel_workers_to_launch,
+						 estate->es_parallel_workers_launched,
+						 pgsq_plan_cache_of(pstmt),
+						 planid != 0 ? queryDesc : NULL);
 }
 
 /* ExecutorEnd hook: record the execution */
 static void
 pgsq_ExecutorEnd(QueryDesc *queryDesc)
 {
-	int64		queryid = queryDesc->plannedstmt->queryId;
-	const PgsqUsage *usage = pgsq_query_ended(queryDesc);
+	const PgsqUsage *usage = query_ended(queryDesc);
 
-	if (usage != NULL && queryid != INT64CONST(0) && tracking(nesting_level))
-	{
-		EState	   *estate = queryDesc->estate;
-		PlannedStmt *pstmt = queryDesc->plannedstmt;
-		double		ms = INSTR_TIME_GET_MILLISEC(usage->time);
-		int64		planid = 0;
-
-		if (pgsq_max_plans > 0)
-		{
-			/* a cached plan made while plans were not tracked: its id, once */
-			if (unlikely(pstmt->planId == INT64CONST(0)))
-				pstmt->planId = pgsq_plan_id(pstmt);
-			planid = pstmt->planId;
-		}
-
-		/* a statement run again: mostly a few tests and additions */
-		if (likely(estate->es_jit == NULL &&
-				   (estate->es_parallel_workers_to_launch |
-					estate->es_parallel_workers_launched) == 0) &&
-			pgsq_record_known(queryid, nesting_level == 0, planid, ms,
-							  estate->es_total_processed, usage,
-							  pgsq_plan_cache_of(pstmt)))
-			statement_recorded();
-		else
-			record_statement(queryid, queryDesc->sourceText,
-							 pstmt->stmt_location, pstmt->stmt_len, PGSQ_EXEC,
-							 ms, estate->es_total_processed,
-							 &usage->bufusage, &usage->walusage,
-							 estate->es_jit ? &estate->es_jit->instr : NULL,
-							 estate->es_parallel_workers_to_launch,
-							 estate->es_parallel_workers_launched,
-							 pgsq_plan_cache_of(pstmt),
-							 planid != 0 ? queryDesc : NULL);
-	}
-
+	if (usage != NULL && queryDesc->plannedstmt->queryId != INT64CONST(0))
+		record_execution(queryDesc, usage);
 	sampling_ended(nesting_level);
 
 	if (prev_ExecutorEnd)
@@ -683,219 +951,4 @@ pgsq_install_hooks(void)
 	prev_emit_log = emit_log_hook;
 	emit_log_hook = pgsq_emit_log;
 	pgsq_measure_init();
-}
-
-
-/*-------------------------------------------------------------------------
- * Time, buffer and WAL usage of each running statement, measured by
- * our own executor hooks.
- *
- * Asking the executor for whole-query instrumentation (QueryDesc->totaltime,
- * as pg_stat_statements does) costs a zeroed Instrumentation of some 400
- * bytes in the query's memory on every execution, often a new memory block,
- * and a start/stop pair around both ExecutorRun and ExecutorFinish: about
- * 550 of the 38,000 instructions of a primary-key lookup.  We measure the
- * same windows ourselves and keep the totals of each running statement in a
- * small backend-local array, searched by QueryDesc address:
- *
- *	- a slot is taken at ExecutorStart and given back at ExecutorEnd;
- *	- every ExecutorRun call is measured (a cursor makes one per FETCH), and
- *	  ExecutorFinish is measured unless the statement is a SELECT without a
- *	  data-modifying WITH: it then has no trigger or CTE to finish;
- *	- a statement whose (sub)transaction aborts never reaches ExecutorEnd, so
- *	  its slot is dropped at abort.  A cursor opened in a subtransaction that
- *	  commits belongs to the parent from then on, and so does its slot.
- *
- * A slot never moves while in use, so its index stays valid while the
- * statements nested in it start and end.
- *-------------------------------------------------------------------------
- */
-
-/*
- * The first window of a statement sets every field of its totals
- * (pgsq_window_end): a field a later PostgreSQL adds to BufferUsage or
- * WalUsage would be left unset, so their sizes are checked here.
- */
-StaticAssertDecl(sizeof(BufferUsage) == 10 * sizeof(int64) + 6 * sizeof(instr_time),
-				 "BufferUsage changed: see pgsq_window_end");
-StaticAssertDecl(sizeof(WalUsage) == PGSQ_WALUSAGE_FIELDS * sizeof(int64),
-				 "WalUsage changed: see pgsq_window_end");
-
-/* Totals of one running statement */
-typedef struct QuerySlot
-{
-	const QueryDesc *query;		/* NULL once given back */
-	SubTransactionId subxid;	/* subtransaction that owns the statement */
-	int			windows;		/* windows added to usage so far */
-	PgsqUsage	usage;			/* set by the first window, not before */
-} QuerySlot;
-
-QueryDesc  *pgsq_starting_query = NULL;
-
-static QuerySlot *slots = NULL;
-static int	slot_count = 0;		/* slots in use, up to the last taken one */
-static int	slot_capacity = 0;
-
-/* Give back slots from the end while they are unused */
-static void
-trim_slots(void)
-{
-	while (slot_count > 0 && slots[slot_count - 1].query == NULL)
-		slot_count--;
-}
-
-/* Index of the slot of a running statement, or -1 if it has none */
-int
-pgsq_query_slot(const QueryDesc *query)
-{
-	for (int i = slot_count - 1; i >= 0; i--)
-	{
-		if (slots[i].query == query)
-			return i;
-	}
-	return -1;
-}
-
-/*
- * Take a slot for a statement about to run: the first unused one, or one
- * left with this address by a statement whose end we missed.
- */
-void
-pgsq_query_started(const QueryDesc *query)
-{
-	int			i = -1;
-
-	for (int j = 0; j < slot_count; j++)
-	{
-		if (slots[j].query == query)
-		{
-			i = j;
-			break;
-		}
-		if (slots[j].query == NULL && i < 0)
-			i = j;
-	}
-	if (i < 0)
-	{
-		if (slot_count == slot_capacity)
-		{
-			int			capacity = Max(8, slot_capacity * 2);
-
-			if (slots == NULL)
-				slots = MemoryContextAlloc(TopMemoryContext,
-										   capacity * sizeof(QuerySlot));
-			else
-				slots = repalloc(slots, capacity * sizeof(QuerySlot));
-			slot_capacity = capacity;
-		}
-		i = slot_count++;
-	}
-	slots[i].query = query;
-	slots[i].subxid = GetCurrentSubTransactionId();
-	slots[i].windows = 0;
-}
-
-/* Add a measured window to a running statement's slot */
-void
-pgsq_query_add(int slot, const QueryDesc *query, const PgsqWindow *window)
-{
-	/* nested statements only push and pop slots after this one */
-	Assert(slot < slot_count && slots[slot].query == query);
-	if (slot < slot_count && slots[slot].query == query)
-	{
-		/* a constant "first" in each call: two inlined variants */
-		if (slots[slot].windows++ == 0)
-			pgsq_window_end(window, &slots[slot].usage, true);
-		else
-			pgsq_window_end(window, &slots[slot].usage, false);
-	}
-}
-
-/*
- * Give back a statement's slot and return its totals, or NULL if it had
- * none.  The totals stay readable until the next statement starts.
- */
-const PgsqUsage *
-pgsq_query_ended(const QueryDesc *query)
-{
-	int			i = pgsq_query_slot(query);
-
-	if (i < 0)
-		return NULL;
-	slots[i].query = NULL;
-	trim_slots();
-	/* a statement ended without running (a cursor closed unfetched) */
-	if (slots[i].windows == 0)
-		memset(&slots[i].usage, 0, sizeof(PgsqUsage));
-	return &slots[i].usage;
-}
-
-/*
- * The time a statement ran before an error cut short its window: the
- * windows it completed (earlier fetches of a cursor) and this one.
- */
-double
-pgsq_query_failed_ms(int slot, const PgsqWindow *window)
-{
-	double		ms = pgsq_window_elapsed_ms(window);
-
-	if (slot >= 0 && slot < slot_count && slots[slot].windows > 0)
-		ms += INSTR_TIME_GET_MILLISEC(slots[slot].usage.time);
-	return ms;
-}
-
-/*
- * At transaction end no statement of it can still end: forget them all,
- * and the statement that failed in ExecutorStart, if any
- */
-static void
-measure_xact_callback(XactEvent event, void *arg)
-{
-	(void) arg;
-	switch (event)
-	{
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-		case XACT_EVENT_PREPARE:
-			slot_count = 0;
-			pgsq_starting_query = NULL;
-			break;
-		default:
-			break;
-	}
-}
-
-/*
- * Subtransaction end: statements of an aborted one never end, nor does one
- * that failed in ExecutorStart
- */
-static void
-measure_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-						 SubTransactionId parentSubid, void *arg)
-{
-	(void) arg;
-	if (event == SUBXACT_EVENT_ABORT_SUB)
-		pgsq_starting_query = NULL;
-	if (slot_count == 0)
-		return;
-	for (int i = 0; i < slot_count; i++)
-	{
-		if (slots[i].query == NULL || slots[i].subxid != mySubid)
-			continue;
-		if (event == SUBXACT_EVENT_ABORT_SUB)
-			slots[i].query = NULL;
-		else if (event == SUBXACT_EVENT_COMMIT_SUB)
-			slots[i].subxid = parentSubid;
-	}
-	trim_slots();
-}
-
-/* Register the transaction callbacks that keep the slots right */
-void
-pgsq_measure_init(void)
-{
-	RegisterXactCallback(measure_xact_callback, NULL);
-	RegisterSubXactCallback(measure_subxact_callback, NULL);
 }

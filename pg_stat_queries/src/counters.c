@@ -21,28 +21,6 @@
 
 #include "pg_stat_queries.h"
 
-/* Add one timing observation to a phase's summary (Welford's method) */
-static void
-add_timing(PgsqTiming *t, double ms)
-{
-	int64		n = ++t->calls;
-	double		old_mean = t->mean_time;
-
-	t->total_time += ms;
-	if (n == 1)
-	{
-		t->min_time = ms;
-		t->max_time = ms;
-		t->mean_time = ms;
-		t->sum_var_time = 0.0;
-		return;
-	}
-	t->min_time = Min(t->min_time, ms);
-	t->max_time = Max(t->max_time, ms);
-	t->mean_time = old_mean + (ms - old_mean) / n;
-	t->sum_var_time += (ms - old_mean) * (ms - t->mean_time);
-}
-
 /* Add the I/O times of one execution to local counters */
 static void
 add_io_times(PgsqRareCounters *c, const BufferUsage *bufusage)
@@ -100,8 +78,8 @@ rare_for_add(PgsqCounters *counters)
  * Add the block and WAL counts of one execution (either may be NULL) but
  * shared hits, writing the rare counters only if some count is not zero
  */
-static void
-add_rare_usage(PgsqCounters *counters, const BufferUsage *bufusage,
+void
+pgsq_add_rare_usage(PgsqCounters *counters, const BufferUsage *bufusage,
 			   const WalUsage *walusage)
 {
 	PgsqRareCounters *r;
@@ -141,8 +119,8 @@ add_rare_usage(PgsqCounters *counters, const BufferUsage *bufusage,
 }
 
 /* Count an execution of a cached plan, generic or custom */
-static void
-add_plan_cache(PgsqCounters *counters, PgsqPlanCache plan_cache)
+void
+pgsq_add_plan_cache(PgsqCounters *counters, PgsqPlanCache plan_cache)
 {
 	PgsqRareCounters *r = rare_for_add(counters);
 
@@ -150,24 +128,6 @@ add_plan_cache(PgsqCounters *counters, PgsqPlanCache plan_cache)
 		r->generic_plan_calls++;
 	else
 		r->custom_plan_calls++;
-}
-
-/* Add an execution time to the histogram, started by a second execution */
-static inline void
-add_exec_time(PgsqMainCounters *c, double ms)
-{
-	/*
-	 * A first execution's time is its min_time alone; the histogram is
-	 * started by a second one (see PgsqCounters).
-	 */
-	if (likely(c->exec_hist.used))
-		pgsq_hist_add(&c->exec_hist, ms);
-	else if (c->exec.calls > 0)
-	{
-		Assert(c->exec.calls == 1);
-		pgsq_hist_start(&c->exec_hist, c->exec.min_time);
-		pgsq_hist_add(&c->exec_hist, ms);
-	}
 }
 
 /* Add one planning or execution of a statement to local counters */
@@ -184,11 +144,11 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 
 	if (phase == PGSQ_EXEC)
 	{
-		add_exec_time(c, ms);
+		pgsq_add_exec_time(c, ms);
 		c->rows += rows;
 		c->last_executed = GetCurrentStatementStartTimestamp();
 	}
-	add_timing(PGSQ_TIMING(c, phase), ms);
+	pgsq_add_timing(PGSQ_TIMING(c, phase), ms);
 
 	/*
 	 * Counters that most executions leave at zero are written only when not:
@@ -197,7 +157,7 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 	 */
 	if (bufusage)
 		c->shared_blks_hit += bufusage->shared_blks_hit;
-	add_rare_usage(counters, bufusage, walusage);
+	pgsq_add_rare_usage(counters, bufusage, walusage);
 	if (jitusage)
 	{
 		r = rare_for_add(counters);
@@ -223,31 +183,7 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 		r->parallel_workers_launched += parallel_launched;
 	}
 	if (unlikely(plan_cache != PGSQ_PLAN_NOT_CACHED))
-		add_plan_cache(counters, plan_cache);
-}
-
-/*
- * Add one execution of a known statement, measured by our executor hooks:
- * what pgsq_add_execution does for an execution without JIT or parallel
- * workers, with the rare counters looked at only when usage says one
- * changed.  The way of nearly every execution (pending.c:
- * pgsq_record_known), so it tests as little as it can.
- */
-void
-pgsq_add_known_execution(PgsqCounters *counters, double ms, uint64 rows,
-						 const PgsqUsage *usage, PgsqPlanCache plan_cache)
-{
-	PgsqMainCounters *c = &counters->main;
-
-	add_exec_time(c, ms);
-	c->rows += rows;
-	c->last_executed = GetCurrentStatementStartTimestamp();
-	add_timing(&c->exec, ms);
-	c->shared_blks_hit += usage->bufusage.shared_blks_hit;
-	if (unlikely(usage->rare != 0))
-		add_rare_usage(counters, &usage->bufusage, &usage->walusage);
-	if (unlikely(plan_cache != PGSQ_PLAN_NOT_CACHED))
-		add_plan_cache(counters, plan_cache);
+		pgsq_add_plan_cache(counters, plan_cache);
 }
 
 /*

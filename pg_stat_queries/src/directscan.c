@@ -183,12 +183,12 @@ needed_columns(RelOptInfo *rel, Index rti, List **columns)
 }
 
 /*
- * set_rel_pathlist_hook: a scan of one of our statistics functions in FROM,
- * whose arguments need no other relation, is done by a direct scan
+ * A scan of one of our statistics functions in FROM, whose arguments need
+ * no other relation, is done by a direct scan
  */
-static void
-offer_direct_scan(PlannerInfo *root, RelOptInfo *rel, Index rti,
-				  RangeTblEntry *rte)
+static pg_noinline void
+offer_direct_scan_of(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					 RangeTblEntry *rte)
 {
 	RangeTblFunction *rtfunc;
 	FuncExpr   *fexpr;
@@ -199,11 +199,7 @@ offer_direct_scan(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	Path	   *cheapest = NULL;
 	ListCell   *lc;
 
-	if (prev_set_rel_pathlist_hook)
-		prev_set_rel_pathlist_hook(root, rel, rti, rte);
-
-	/* most relations planned are tables: they are let go first */
-	if (rte->rtekind != RTE_FUNCTION || !pgsq_direct_scan ||
+	if (!pgsq_direct_scan ||
 		!pgsq_store_ready() || rte->funcordinality ||
 		list_length(rte->functions) != 1 ||
 		rel->reloptkind != RELOPT_BASEREL ||
@@ -252,6 +248,21 @@ offer_direct_scan(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	rel->pathlist = NIL;
 	rel->partial_pathlist = NIL;
 	add_path(rel, &cpath->path);
+}
+
+/*
+ * set_rel_pathlist_hook: offer a direct scan for a function scan.  Most
+ * relations planned are tables: they are let go here, before the frame of
+ * the work above is set up.
+ */
+static void
+offer_direct_scan(PlannerInfo *root, RelOptInfo *rel, Index rti,
+				  RangeTblEntry *rte)
+{
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	if (unlikely(rte->rtekind == RTE_FUNCTION))
+		offer_direct_scan_of(root, rel, rti, rte);
 }
 
 /*

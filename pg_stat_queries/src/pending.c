@@ -587,6 +587,25 @@ pgsq_mirror_plan(void)
 }
 
 /*
+ * At parse analysis: is this the statement counted last, its reference to
+ * its entry current and the entry holding its text?  Then parse analysis
+ * has nothing to do for it, as merge.c's pgsq_parse_needs_nothing would
+ * find after a hash and a lookup.
+ */
+bool
+pgsq_pending_has_text(const PgsqKey *key)
+{
+	PendingStmt *ps;
+
+	if (last_pos < 0 || last_batch != pending_batch)
+		return false;
+	ps = &pending_stmts[last_pos];
+	return pgsq_key_equals(&ps->key, key) &&
+		ps->ref_generation == pgsq_refs_generation() &&
+		pgsq_text_hint(ps->entry) && !pgsq_text_closed(ps->entry);
+}
+
+/*
  * Count one execution of a known statement the quick way, if it is the
  * statement that got counts last in this batch, its reference current and
  * its text seen to, and its pending counts mirror the plan it ran (or no

@@ -32,6 +32,7 @@
 #include "compat.h"
 #include "histogram.h"
 
+#include "access/xact.h"
 #include "datatype/timestamp.h"
 #include "executor/execdesc.h"
 #include "executor/instrument.h"
@@ -483,9 +484,11 @@ extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double m
 							   const JitInstrumentation *jitusage,
 							   int parallel_to_launch, int parallel_launched,
 							   PgsqPlanCache plan_cache);
-extern void pgsq_add_known_execution(PgsqCounters *counters, double ms,
-									 uint64 rows, const PgsqUsage *usage,
-									 PgsqPlanCache plan_cache);
+extern void pgsq_add_rare_usage(PgsqCounters *counters,
+								const BufferUsage *bufusage,
+								const WalUsage *walusage);
+extern void pgsq_add_plan_cache(PgsqCounters *counters,
+								PgsqPlanCache plan_cache);
 extern void pgsq_counters_copy_plan(PgsqCounters *plan,
 									const PgsqCounters *stmt);
 extern void pgsq_add_failures(PgsqCounters *counters, int64 count,
@@ -497,6 +500,46 @@ extern void pgsq_start_data(PgsqEntryData *data, const PgsqKey *key,
 							TimestampTz now);
 extern void pgsq_fill_new_entry(PgsqEntryData *data,
 								const PgsqCounters *first, TimestampTz now);
+
+/* Add one timing observation to a phase's summary (Welford's method) */
+static inline void
+pgsq_add_timing(PgsqTiming *t, double ms)
+{
+	int64		n = ++t->calls;
+	double		old_mean = t->mean_time;
+
+	t->total_time += ms;
+	if (n == 1)
+	{
+		t->min_time = ms;
+		t->max_time = ms;
+		t->mean_time = ms;
+		t->sum_var_time = 0.0;
+		return;
+	}
+	t->min_time = Min(t->min_time, ms);
+	t->max_time = Max(t->max_time, ms);
+	t->mean_time = old_mean + (ms - old_mean) / n;
+	t->sum_var_time += (ms - old_mean) * (ms - t->mean_time);
+}
+
+/*
+ * Add an execution time to the histogram, before its count: a first
+ * execution's time is its min_time alone, and the histogram is started by
+ * a second one (see PgsqCounters)
+ */
+static inline void
+pgsq_add_exec_time(PgsqMainCounters *c, double ms)
+{
+	if (likely(c->exec_hist.used))
+		pgsq_hist_add(&c->exec_hist, ms);
+	else if (c->exec.calls > 0)
+	{
+		Assert(c->exec.calls == 1);
+		pgsq_hist_start(&c->exec_hist, c->exec.min_time);
+		pgsq_hist_add(&c->exec_hist, ms);
+	}
+}
 
 
 /*----------------------------------------------------------------------
@@ -789,6 +832,7 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									int64 planid, bool *plan_counted,
 									bool *check_text);
 extern void pgsq_mirror_plan(void);
+extern bool pgsq_pending_has_text(const PgsqKey *key);
 extern bool pgsq_record_known(int64 queryid, bool toplevel, int64 planid,
 							  double ms, uint64 rows, const PgsqUsage *usage,
 							  PgsqPlanCache plan_cache);
@@ -847,6 +891,30 @@ struct PgsqUsage
 	WalUsage	walusage;
 };
 
+/*
+ * Add one execution of a known statement, measured by our executor hooks
+ * (pending.c: pgsq_record_known): what pgsq_add_execution does for an
+ * execution without JIT or parallel workers, with the rare counters looked
+ * at only when usage says one moved.  Inline: the way of nearly every
+ * execution.
+ */
+static inline void
+pgsq_add_known_execution(PgsqCounters *counters, double ms, uint64 rows,
+						 const PgsqUsage *usage, PgsqPlanCache plan_cache)
+{
+	PgsqMainCounters *c = &counters->main;
+
+	pgsq_add_exec_time(c, ms);
+	pgsq_add_timing(&c->exec, ms);
+	c->rows += rows;
+	c->last_executed = GetCurrentStatementStartTimestamp();
+	c->shared_blks_hit += usage->bufusage.shared_blks_hit;
+	if (unlikely(usage->rare != 0))
+		pgsq_add_rare_usage(counters, &usage->bufusage, &usage->walusage);
+	if (unlikely(plan_cache != PGSQ_PLAN_NOT_CACHED))
+		pgsq_add_plan_cache(counters, plan_cache);
+}
+
 /* One window being measured */
 typedef struct PgsqWindow
 {
@@ -855,18 +923,12 @@ typedef struct PgsqWindow
 	WalUsage	wal_start;
 } PgsqWindow;
 
-extern void pgsq_query_started(const QueryDesc *query);
-extern int	pgsq_query_slot(const QueryDesc *query);
-extern void pgsq_query_add(int slot, const QueryDesc *query,
-						   const PgsqWindow *window);
-extern const PgsqUsage *pgsq_query_ended(const QueryDesc *query);
 
 /*
  * The statement inside ExecutorStart (capture.c), left set if that throws;
  * the transaction's or subtransaction's abort clears it.
  */
 extern PGDLLIMPORT QueryDesc *pgsq_starting_query;
-extern double pgsq_query_failed_ms(int slot, const PgsqWindow *window);
 extern void pgsq_measure_init(void);
 
 /*
