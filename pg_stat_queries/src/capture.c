@@ -534,17 +534,27 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	PgsqTextSource src = {source, location, len, NULL, nesting_level};
 	PgsqSharedEntry *entry;
 	bool		check_text;
-	bool		plan_counted;
+	PgsqPlanCounting plan_counting;
 
 	entry = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
 						rows, bufusage, walusage, jitusage,
 						parallel_to_launch, parallel_launched, plan_cache,
 						plan != NULL ? plan->plannedstmt->planId : 0,
-						&plan_counted, &check_text);
+						&plan_counting, &check_text);
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, &src);
-	if (plan != NULL && !plan_counted)
-		record_plan(&key, plan, ms, rows, bufusage);
+	if (plan != NULL)
+	{
+		if (plan_counting == PGSQ_PLAN_RECORD)
+		{
+			pgsq_plan_replay(&key);
+			record_plan(&key, plan, ms, rows, bufusage);
+		}
+		else if (plan_counting == PGSQ_PLAN_DEFER &&
+				 !pgsq_plan_defer(&key, plan->plannedstmt->planId, ms, rows,
+								  bufusage))
+			record_plan(&key, plan, ms, rows, bufusage);
+	}
 	statement_recorded();
 }
 

@@ -404,11 +404,12 @@ static uint32 record_batch = 0;
  * entry created now, and parked counts, get their text made from src (if
  * given).
  *
- * planid is the plan a statement's execution ran (0: none tracked);
- * *plan_counted (if not NULL) is set to whether that plan's execution is
- * counted already, in the statement's counts that its pending counts
- * mirror.  Otherwise the caller records the plan's execution, then calls
- * pgsq_mirror_plan.
+ planid is the plan a statement's execution ran (0: none tracked), and
+ * *plan_counting (if not NULL) says what the caller does about it: nothing
+ * if it is counted already, in the statement's counts that its pending
+ * counts mirror; keep it for the statement's next execution if the
+ * statement's entry was made by this one (pgsq_plan_defer); or record it
+ * (then call pgsq_mirror_plan).
  *
  * *check_text_out says whether the caller should see to the referenced
  * entry's text.  Once per batch of pending counts is enough: an entry left
@@ -421,8 +422,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			double ms, uint64 rows, const BufferUsage *bufusage,
 			const WalUsage *walusage, const JitInstrumentation *jitusage,
 			int parallel_to_launch, int parallel_launched,
-			PgsqPlanCache plan_cache, int64 planid, bool *plan_counted,
-			bool *check_text_out)
+			PgsqPlanCache plan_cache, int64 planid,
+			PgsqPlanCounting *plan_counting, bool *check_text_out)
 {
 	uint64		objid;
 	uint32		generation;
@@ -430,8 +431,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	PgsqSharedEntry *entry;
 
 	*check_text_out = false;
-	if (plan_counted)
-		*plan_counted = false;
+	if (plan_counting)
+		*plan_counting = PGSQ_PLAN_RECORD;
 	if (!pgsq_key_is_plan(key))
 		mirror_candidate = -1;
 	recorded_pos = -1;
@@ -449,7 +450,11 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 						   jitusage, parallel_to_launch, parallel_launched,
 						   plan_cache);
 		if (pgsq_merge_fresh(key, &counters))
+		{
+			if (plan_counting)
+				*plan_counting = PGSQ_PLAN_DEFER;
 			return NULL;
+		}
 	}
 
 	generation = pgsq_refs_generation();
@@ -508,6 +513,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 				switch (pgsq_create_first(key, objid, &counters, src))
 				{
 					case CREATE_DONE:
+						if (plan_counting)
+							*plan_counting = PGSQ_PLAN_DEFER;
 						return NULL;
 					case CREATE_REFUSED:
 						return NULL;
@@ -544,8 +551,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	record_batch = pending_batch;
 	if (ps->mirror_pos >= 0)
 	{
-		if (plan_counted)
-			*plan_counted = true;
+		if (plan_counting)
+			*plan_counting = PGSQ_PLAN_COUNTED;
 	}
 	else if (planid != INT64CONST(0) && phase == PGSQ_EXEC &&
 			 ps->counters.main.exec.calls == 1 &&
@@ -638,6 +645,101 @@ pgsq_record_known(int64 queryid, bool toplevel, int64 planid, double ms,
 		pgsq_entry_used(pending_stmts[ps->mirror_pos].entry);
 	return true;
 }
+
+/*-------------------------------------------------------------------------
+ * The plan of a new statement's first execution, counted when the
+ * statement runs again.
+ *
+ * A statement new to the table gets its entry from its first execution;
+ * its plan's entry would cost as much again, with the room the sweep makes
+ * for it, and a statement that never runs again (a query spelled with a
+ * literal list, a one-off report) needs no plan row.  So that execution's
+ * plan is kept here, in a small table where a later statement may take its
+ * place, and counted in the plan's entry at the statement's next execution
+ * in this backend (pgsq_plan_replay).  A reset in between drops it.
+ *-------------------------------------------------------------------------
+ */
+
+/* Plans kept: a direct-mapped table, by the statement's object id */
+#define PGSQ_PLAN_MEMO_SIZE 128
+
+typedef struct PlanMemo
+{
+	PgsqKey		statement;
+	bool		used;
+	int64		planid;
+	double		ms;
+	uint64		rows;
+	uint64		reset_count;	/* pgsq_state->reset_count when kept */
+	BufferUsage bufusage;
+} PlanMemo;
+
+static PlanMemo *plan_memo = NULL;
+
+/* The memo's place for a statement */
+static inline PlanMemo *
+plan_memo_of(const PgsqKey *statement)
+{
+	return &plan_memo[pgsq_objid(statement) % PGSQ_PLAN_MEMO_SIZE];
+}
+
+/*
+ * Keep the plan a new statement's first execution ran, to count it when
+ * the statement runs again here.  False if it cannot be kept (no memory):
+ * the caller records it then.
+ */
+bool
+pgsq_plan_defer(const PgsqKey *statement, int64 planid, double ms,
+				uint64 rows, const BufferUsage *bufusage)
+{
+	PlanMemo   *m;
+
+	if (plan_memo == NULL)
+	{
+		plan_memo = MemoryContextAllocExtended(TopMemoryContext,
+											   PGSQ_PLAN_MEMO_SIZE * sizeof(PlanMemo),
+											   MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+		if (plan_memo == NULL)
+			return false;
+	}
+	m = plan_memo_of(statement);
+	m->statement = *statement;
+	m->used = true;
+	m->planid = planid;
+	m->ms = ms;
+	m->rows = rows;
+	m->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+	m->bufusage = *bufusage;
+	return true;
+}
+
+/*
+ * The statement runs again: count the plan its first execution ran, if it
+ * is kept (and was not reset since).  Its entry gets its text when it runs
+ * again, as any plan's.
+ */
+void
+pgsq_plan_replay(const PgsqKey *statement)
+{
+	PlanMemo   *m;
+	PgsqKey		key;
+	bool		check_text;
+
+	if (plan_memo == NULL)
+		return;
+	m = plan_memo_of(statement);
+	if (!m->used || !pgsq_key_equals(&m->statement, statement))
+		return;
+	m->used = false;
+	if (m->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
+		return;
+	key = m->statement;
+	key.planid = m->planid;
+	(void) pgsq_record(&key, NULL, PGSQ_EXEC, m->ms, m->rows, &m->bufusage,
+					   NULL, NULL, 0, 0, PGSQ_PLAN_NOT_CACHED, 0, NULL,
+					   &check_text);
+}
+
 
 /*
  * Count executions of a statement that ended in an error (count of them,

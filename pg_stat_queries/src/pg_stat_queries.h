@@ -820,6 +820,20 @@ pgsq_refs_generation(void)
  *----------------------------------------------------------------------
  */
 
+/*
+ * What the caller of pgsq_record does about the plan a statement's
+ * execution ran: record it, nothing (it is counted already, in the
+ * statement's counts that its pending counts mirror), or keep it for the
+ * statement's next execution (the statement's entry was made by this one:
+ * pgsq_plan_defer)
+ */
+typedef enum PgsqPlanCounting
+{
+	PGSQ_PLAN_RECORD,
+	PGSQ_PLAN_COUNTED,
+	PGSQ_PLAN_DEFER,
+} PgsqPlanCounting;
+
 extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									const PgsqTextSource *src,
 									PgsqPhase phase, double ms, uint64 rows,
@@ -829,10 +843,15 @@ extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									int parallel_to_launch,
 									int parallel_launched,
 									PgsqPlanCache plan_cache,
-									int64 planid, bool *plan_counted,
+									int64 planid,
+									PgsqPlanCounting *plan_counting,
 									bool *check_text);
 extern void pgsq_mirror_plan(void);
 extern bool pgsq_pending_has_text(const PgsqKey *key);
+extern bool pgsq_plan_defer(const PgsqKey *statement, int64 planid,
+							double ms, uint64 rows,
+							const BufferUsage *bufusage);
+extern void pgsq_plan_replay(const PgsqKey *statement);
 extern bool pgsq_record_known(int64 queryid, bool toplevel, int64 planid,
 							  double ms, uint64 rows, const PgsqUsage *usage,
 							  PgsqPlanCache plan_cache);

@@ -235,10 +235,24 @@ SELECT count(*) AS flip_plans FROM pg_stat_queries_plans
 SELECT count(*) AS flip_statements FROM pg_stat_queries
  WHERE queryid = :flip_qid;
 SELECT * FROM plans_of('SELECT b FROM plans_t WHERE a = %');
--- a full reset drops them all (but the reset's own, counted after it)
+-- a full reset drops them all (the reset's own statement, new after it,
+-- has no plan row until it runs again)
 SELECT pg_stat_queries_reset() IS NOT NULL AS t;
 SELECT count(*) AS plans_left, count(*) FILTER (WHERE plan = 'Result') AS results
   FROM pg_stat_queries_plans;
+
+-- The plan of a new statement's first execution is counted when the
+-- statement runs again in this backend: a statement run once has no plan
+-- row (no plan entry made for a statement that may never run again), one
+-- run twice has both executions in its plan
+SELECT count(*) FROM plans_t WHERE a > 9990;
+SELECT s.calls, count(p.planid) AS plans
+  FROM pg_stat_queries s
+  LEFT JOIN pg_stat_queries_plans p USING (userid, dbid, queryid, toplevel)
+ WHERE s.query LIKE 'SELECT count(*) FROM plans_t WHERE a > %'
+ GROUP BY s.calls;
+SELECT count(*) FROM plans_t WHERE a > 9980;
+SELECT * FROM plans_of('SELECT count(*) FROM plans_t WHERE a > %');
 
 -- The bound: with max_plans = 20, 200 statements with a plan each keep
 -- at most 21 plans (max_plans + 5%), and no statement is evicted for them
