@@ -919,10 +919,18 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		qc->nprocessed : 0;
 
 	if (queryid != INT64CONST(0))
-		record_statement(queryid, queryString, location, len, PGSQ_EXEC,
-						 INSTR_TIME_GET_MILLISEC(usage.time), rows,
-						 &usage.bufusage, &usage.walusage, NULL, 0, 0,
-						 plan_cache, NULL);
+	{
+		double		ms = INSTR_TIME_GET_MILLISEC(usage.time);
+
+		/* BEGIN and COMMIT of every transaction: mostly the quick way */
+		if (pgsq_record_known(queryid, nesting_level == 0, 0, ms, rows,
+							  &usage, plan_cache))
+			statement_recorded();
+		else
+			record_statement(queryid, queryString, location, len, PGSQ_EXEC,
+							 ms, rows, &usage.bufusage, &usage.walusage,
+							 NULL, 0, 0, plan_cache, NULL);
+	}
 	sampling_ended(nesting_level);
 }
 

@@ -791,8 +791,6 @@ class_nearly_full(bool plans, bool *at_bound)
 	return live >= of * PGSQ_SWEEP_START_PCT / 100;
 }
 
-PgsqSweepFloors pgsq_sweep_floors = {0, 0, 0};
-
 /*
  * The fill levels below which pgsq_maybe_sweep has nothing to do, for the
  * settings of now: with no plans tracked, the plans' class is always "at
@@ -812,13 +810,6 @@ compute_sweep_floors(void)
 		pgsq_sweep_floors.statements = (uint64) pgsq_max * PGSQ_SWEEP_START_PCT / 100;
 		pgsq_sweep_floors.plans = (uint64) pgsq_max_plans * PGSQ_SWEEP_START_PCT / 100;
 	}
-}
-
-/* max or max_plans is about to change: have the floors computed anew */
-void
-pgsq_sweep_settings_changed(void)
-{
-	pgsq_sweep_floors.entries = 0;
 }
 
 /*

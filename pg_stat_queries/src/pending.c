@@ -160,6 +160,31 @@ remember_pos(int pos)
 	last_batch = pending_batch;
 }
 
+/*
+ * Where the quick way (pgsq_record_known) looks for a statement's pending
+ * counts: by the low bits of its query id (a hash already), the position
+ * its counts had when last used, valid in its batch.  A statement whose
+ * place another took goes the full way, which gives the place back to it.
+ * So statements run in turn (a transaction's few statements) each find
+ * their counts without hashing their key.
+ */
+#define PGSQ_QUICK_PLACES 256
+
+typedef struct QuickPlace
+{
+	int			pos;
+	uint32		batch;
+} QuickPlace;
+
+static QuickPlace quick_places[PGSQ_QUICK_PLACES];
+
+/* The quick way's place for a query id */
+static inline QuickPlace *
+quick_place(int64 queryid)
+{
+	return &quick_places[(uint64) queryid % PGSQ_QUICK_PLACES];
+}
+
 static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
 
 /*
@@ -549,6 +574,13 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 
 	recorded_pos = (int) (ps - pending_stmts);
 	record_batch = pending_batch;
+	if (!pgsq_key_is_plan(key))
+	{
+		QuickPlace *q = quick_place(key->queryid);
+
+		q->pos = recorded_pos;
+		q->batch = pending_batch;
+	}
 	if (ps->mirror_pos >= 0)
 	{
 		if (plan_counting)
@@ -613,10 +645,10 @@ pgsq_pending_has_text(const PgsqKey *key)
 }
 
 /*
- * Count one execution of a known statement the quick way, if it is the
- * statement that got counts last in this batch, its reference current and
- * its text seen to, and its pending counts mirror the plan it ran (or no
- * plan is tracked and they mirror none).  Returns false, having counted
+ * Count one execution of a known statement the quick way, if it has
+ * pending counts in this batch at its quick place, its reference current
+ * and its text seen to, and its pending counts mirror the plan it ran (or
+ * no plan is tracked and they mirror none).  Returns false, having counted
  * nothing, otherwise: pgsq_record then does.  Nearly every execution of a
  * statement run again and again comes here, and nothing here writes shared
  * memory or takes a lock.
@@ -626,11 +658,12 @@ pgsq_record_known(int64 queryid, bool toplevel, int64 planid, double ms,
 				  uint64 rows, const PgsqUsage *usage,
 				  PgsqPlanCache plan_cache)
 {
+	QuickPlace *q = quick_place(queryid);
 	PendingStmt *ps;
 
-	if (unlikely(last_pos < 0 || last_batch != pending_batch))
+	if (unlikely(q->batch != pending_batch))
 		return false;
-	ps = &pending_stmts[last_pos];
+	ps = &pending_stmts[q->pos];
 	if (ps->key.queryid != queryid || ps->mirror_planid != planid ||
 		ps->key.planid != INT64CONST(0) || ps->key.toplevel != toplevel ||
 		ps->key.userid != GetUserId() || ps->key.dbid != MyDatabaseId)
@@ -883,6 +916,7 @@ pgsq_flush_pending(bool nowait)
 	{
 		/* wrapped around: slots of batch 1 long ago must not count */
 		memset(pending_index, 0, (pending_index_mask + 1) * sizeof(PendingIndexSlot));
+		memset(quick_places, 0, sizeof(quick_places));
 		pending_batch = 1;
 	}
 	pending_count = kept;

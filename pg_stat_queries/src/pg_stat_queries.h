@@ -695,12 +695,12 @@ extern void pgsq_eviction_shmem_startup(void);
 extern void pgsq_sweep_after_full_reset(void);
 extern bool pgsq_room_for_new_entry(bool nested, bool plan);
 extern void pgsq_sweep_if_due(bool nested);
-extern void pgsq_sweep_settings_changed(void);
 
 /*
- * Fill levels below which no sweep is due (eviction.c): of all entries, of
- * statements, of plans.  Zero until computed, and again after max or
- * max_plans changed, so that the next statement computes them anew.
+ * Fill levels below which no sweep is due (eviction.c computes them): of
+ * all entries, of statements, of plans.  Zero until computed, and again
+ * after max or max_plans changed (settings.c defines them, as state that
+ * follows those settings), so that the next statement computes them anew.
  */
 typedef struct PgsqSweepFloors
 {

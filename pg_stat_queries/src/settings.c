@@ -151,13 +151,19 @@ define_pgss_settings(void)
 							 PGC_INTERNAL, 0, NULL, NULL, show_pgss_save);
 }
 
-/* max or max_plans changes: the sweep's floors follow (eviction.c) */
+/*
+ * The sweep's floors (eviction.c computes them from max and max_plans):
+ * zeroed when either changes, so that the next statement computes them anew
+ */
+PgsqSweepFloors pgsq_sweep_floors = {0, 0, 0};
+
+/* max or max_plans changes: the sweep's floors follow */
 static void
 assign_max(int newval, void *extra)
 {
 	(void) newval;
 	(void) extra;
-	pgsq_sweep_settings_changed();
+	pgsq_sweep_floors.entries = 0;
 }
 
 /* Define the settings; _PG_init */
