@@ -118,6 +118,26 @@ SELECT count(*) AS plans, sum(p.calls) = s.calls AS calls,
           s.max_exec_time, s.shared_blks_hit;
 SELECT calls FROM plans_of('PREPARE plans_m2%');
 
+-- Two statements run in turn (each found at its own quick place), one of
+-- them flipping its plan in the middle: each statement's plans add up to it
+PREPARE plans_t1(int) AS SELECT max(b) FROM plans_t WHERE a < $1;
+PREPARE plans_t2(int) AS SELECT min(b) FROM plans_t WHERE a < $1;
+EXECUTE plans_t1(10);
+EXECUTE plans_t2(10);
+EXECUTE plans_t1(20);
+EXECUTE plans_t2(20);
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+EXECUTE plans_t1(10);
+EXECUTE plans_t2(10);
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+EXECUTE plans_t2(30);
+DEALLOCATE plans_t1;
+DEALLOCATE plans_t2;
+SELECT * FROM plans_of('PREPARE plans_t_%');
+SELECT * FROM plans_sum_up('PREPARE plans_t_%');
+
 -- Custom and generic plans of the same shape share one row and one text
 PREPARE plans_q(int) AS SELECT b FROM plans_t WHERE a = $1;
 SET plan_cache_mode = force_custom_plan;
