@@ -558,6 +558,33 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	statement_recorded();
 }
 
+/*
+ * Record an execution measured by our executor or utility hook, whose
+ * totals are usage: the quick way if the statement has pending counts
+ * (pending.c), the full way otherwise or with JIT or parallel workers
+ */
+static void
+record_measured(int64 queryid, const char *source, int location, int len,
+				const PgsqUsage *usage, uint64 rows,
+				const JitInstrumentation *jitusage, int parallel_to_launch,
+				int parallel_launched, PgsqPlanCache plan_cache,
+				QueryDesc *plan)
+{
+	double		ms = INSTR_TIME_GET_MILLISEC(usage->time);
+	int64		planid = plan != NULL ? plan->plannedstmt->planId : 0;
+
+	if (likely(jitusage == NULL &&
+			   (parallel_to_launch | parallel_launched) == 0) &&
+		pgsq_record_known(queryid, nesting_level == 0, planid, ms, rows,
+						  usage, plan_cache))
+		statement_recorded();
+	else
+		record_statement(queryid, source, location, len, PGSQ_EXEC, ms, rows,
+						 &usage->bufusage, &usage->walusage, jitusage,
+						 parallel_to_launch, parallel_launched, plan_cache,
+						 plan);
+}
+
 /* Planner hook: measure planning when track_planning is on */
 static PlannedStmt *
 pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
@@ -760,35 +787,20 @@ record_execution(QueryDesc *queryDesc, const PgsqUsage *usage)
 {
 	EState	   *estate = queryDesc->estate;
 	PlannedStmt *pstmt = queryDesc->plannedstmt;
-	double		ms = INSTR_TIME_GET_MILLISEC(usage->time);
-	int64		planid = 0;
 
-	if (pgsq_max_plans > 0)
-	{
-		/* a cached plan made while plans were not tracked: its id, once */
-		if (unlikely(pstmt->planId == INT64CONST(0)))
-			pstmt->planId = pgsq_plan_id(pstmt);
-		planid = pstmt->planId;
-	}
+	/* a cached plan made while plans were not tracked: its id, once */
+	if (pgsq_max_plans > 0 && unlikely(pstmt->planId == INT64CONST(0)))
+		pstmt->planId = pgsq_plan_id(pstmt);
 
-	/* a statement run again: mostly a few tests and additions */
-	if (likely(estate->es_jit == NULL &&
-			   (estate->es_parallel_workers_to_launch |
-				estate->es_parallel_workers_launched) == 0) &&
-		pgsq_record_known(pstmt->queryId, nesting_level == 0, planid, ms,
-						  estate->es_total_processed, usage,
-						  pgsq_plan_cache_of(pstmt)))
-		statement_recorded();
-	else
-		record_statement(pstmt->queryId, queryDesc->sourceText,
-						 pstmt->stmt_location, pstmt->stmt_len, PGSQ_EXEC,
-						 ms, estate->es_total_processed,
-						 &usage->bufusage, &usage->walusage,
-						 estate->es_jit ? &estate->es_jit->instr : NULL,
-						 estate->es_parallel_workers_to_launch,
-						 estate->es_parallel_workers_launched,
-						 pgsq_plan_cache_of(pstmt),
-						 planid != 0 ? queryDesc : NULL);
+	record_measured(pstmt->queryId, queryDesc->sourceText,
+					pstmt->stmt_location, pstmt->stmt_len, usage,
+					estate->es_total_processed,
+					estate->es_jit ? &estate->es_jit->instr : NULL,
+					estate->es_parallel_workers_to_launch,
+					estate->es_parallel_workers_launched,
+					pgsq_plan_cache_of(pstmt),
+					pgsq_max_plans > 0 && pstmt->planId != INT64CONST(0) ?
+					queryDesc : NULL);
 }
 
 /* ExecutorEnd hook: record the execution */
@@ -918,19 +930,10 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW)) ?
 		qc->nprocessed : 0;
 
+	/* BEGIN and COMMIT of every transaction: mostly the quick way */
 	if (queryid != INT64CONST(0))
-	{
-		double		ms = INSTR_TIME_GET_MILLISEC(usage.time);
-
-		/* BEGIN and COMMIT of every transaction: mostly the quick way */
-		if (pgsq_record_known(queryid, nesting_level == 0, 0, ms, rows,
-							  &usage, plan_cache))
-			statement_recorded();
-		else
-			record_statement(queryid, queryString, location, len, PGSQ_EXEC,
-							 ms, rows, &usage.bufusage, &usage.walusage,
-							 NULL, 0, 0, plan_cache, NULL);
-	}
+		record_measured(queryid, queryString, location, len, &usage, rows,
+						NULL, 0, 0, plan_cache, NULL);
 	sampling_ended(nesting_level);
 }
 

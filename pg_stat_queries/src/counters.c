@@ -76,11 +76,13 @@ rare_for_add(PgsqCounters *counters)
 
 /*
  * Add the block and WAL counts of one execution (either may be NULL) but
- * shared hits, writing the rare counters only if some count is not zero
+ * shared hits.  Counters that most executions leave at zero are written
+ * only when not: the pending data of a statement among many is often out of
+ * the CPU's cache, and each line written costs a miss.
  */
 void
 pgsq_add_rare_usage(PgsqCounters *counters, const BufferUsage *bufusage,
-			   const WalUsage *walusage)
+					const WalUsage *walusage)
 {
 	PgsqRareCounters *r;
 
@@ -149,12 +151,6 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 		c->last_executed = GetCurrentStatementStartTimestamp();
 	}
 	pgsq_add_timing(PGSQ_TIMING(c, phase), ms);
-
-	/*
-	 * Counters that most executions leave at zero are written only when not:
-	 * the pending data of a statement among many is often out of the CPU's
-	 * cache, and each line written costs a miss.
-	 */
 	if (bufusage)
 		c->shared_blks_hit += bufusage->shared_blks_hit;
 	pgsq_add_rare_usage(counters, bufusage, walusage);

@@ -716,7 +716,7 @@ pgsq_entry_count_shmem_startup(void)
 	bool		found;
 
 	pgsq_entry_counts = ShmemInitStruct("pg_stat_queries entry count",
-							 sizeof(PgsqEntryCounts), &found);
+										sizeof(PgsqEntryCounts), &found);
 	if (found)
 		return;
 	/* entries restored from disk are counted by the first pass */

@@ -776,19 +776,18 @@ pass_may_go_on(bool at_bound, bool nested)
 }
 
 /*
- * Are statements (or plans) at the fill level where sweeping starts?  Sets
- * *at_bound if they are at their bound.
+ * Are statements (or plans) at the fill level where sweeping starts (their
+ * floor, computed by then)?  Sets *at_bound if they are at their bound.
  */
 static inline bool
 class_nearly_full(bool plans, bool *at_bound)
 {
-	uint64		live;
-	uint64		of = (uint64) (plans ? pgsq_max_plans : pgsq_max);
+	uint64		live = pgsq_live_of_class(plans);
 
-	live = pgsq_live_of_class(plans);
 	if (live >= pgsq_class_bound(plans))
 		*at_bound = true;
-	return live >= of * PGSQ_SWEEP_START_PCT / 100;
+	return live >= (plans ? pgsq_sweep_floors.plans :
+					pgsq_sweep_floors.statements);
 }
 
 /*

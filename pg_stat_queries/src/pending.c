@@ -185,6 +185,20 @@ quick_place(int64 queryid)
 	return &quick_places[(uint64) queryid % PGSQ_QUICK_PLACES];
 }
 
+/*
+ * The pending counts at a query id's quick place in this batch, or NULL:
+ * the statement's, if the caller's key compare says so
+ */
+static inline PendingStmt *
+quick_pending(int64 queryid)
+{
+	QuickPlace *q = quick_place(queryid);
+
+	if (unlikely(q->batch != pending_batch))
+		return NULL;
+	return &pending_stmts[q->pos];
+}
+
 static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
 
 /*
@@ -199,6 +213,17 @@ static inline bool
 pending_merged(const PendingStmt *ps)
 {
 	return ps->ref_generation == MERGED_GENERATION;
+}
+
+/*
+ * May counts be added to these, for the entry they hold, in this reference
+ * generation?  Not if the reference may be stale, nor if the entry is
+ * closed (being dropped).
+ */
+static inline bool
+pending_usable(const PendingStmt *ps, uint32 generation)
+{
+	return ps->ref_generation == generation && !pgsq_text_closed(ps->entry);
 }
 static int	busy_executions = 0;	/* since the clock was last read */
 
@@ -429,7 +454,7 @@ static uint32 record_batch = 0;
  * entry created now, and parked counts, get their text made from src (if
  * given).
  *
- planid is the plan a statement's execution ran (0: none tracked), and
+ * planid is the plan a statement's execution ran (0: none tracked), and
  * *plan_counting (if not NULL) says what the caller does about it: nothing
  * if it is counted already, in the statement's counts that its pending
  * counts mirror; keep it for the statement's next execution if the
@@ -502,8 +527,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 		objid = pgsq_objid(key);
 		ps = find_pending(objid);
 	}
-	if (likely(ps != NULL && ps->ref_generation == generation &&
-			   !pgsq_text_closed(ps->entry)))
+	if (likely(ps != NULL && pending_usable(ps, generation)))
 	{
 		entry = ps->entry;
 		/* these counts go here: does the mirror still hold after them? */
@@ -626,22 +650,19 @@ pgsq_mirror_plan(void)
 }
 
 /*
- * At parse analysis: is this the statement counted last, its reference to
- * its entry current and the entry holding its text?  Then parse analysis
- * has nothing to do for it, as merge.c's pgsq_parse_needs_nothing would
- * find after a hash and a lookup.
+ * At parse analysis: has this statement pending counts at its quick place,
+ * its reference to its entry current and the entry holding its text?  Then
+ * parse analysis has nothing to do for it, as merge.c's
+ * pgsq_parse_needs_nothing would find after a hash and a lookup.
  */
 bool
 pgsq_pending_has_text(const PgsqKey *key)
 {
-	PendingStmt *ps;
+	PendingStmt *ps = quick_pending(key->queryid);
 
-	if (last_pos < 0 || last_batch != pending_batch)
-		return false;
-	ps = &pending_stmts[last_pos];
-	return pgsq_key_equals(&ps->key, key) &&
-		ps->ref_generation == pgsq_refs_generation() &&
-		pgsq_text_hint(ps->entry) && !pgsq_text_closed(ps->entry);
+	return ps != NULL && pgsq_key_equals(&ps->key, key) &&
+		pending_usable(ps, pgsq_refs_generation()) &&
+		pgsq_text_hint(ps->entry);
 }
 
 /*
@@ -658,19 +679,16 @@ pgsq_record_known(int64 queryid, bool toplevel, int64 planid, double ms,
 				  uint64 rows, const PgsqUsage *usage,
 				  PgsqPlanCache plan_cache)
 {
-	QuickPlace *q = quick_place(queryid);
-	PendingStmt *ps;
+	PendingStmt *ps = quick_pending(queryid);
 
-	if (unlikely(q->batch != pending_batch))
+	if (ps == NULL)
 		return false;
-	ps = &pending_stmts[q->pos];
 	if (ps->key.queryid != queryid || ps->mirror_planid != planid ||
 		ps->key.planid != INT64CONST(0) || ps->key.toplevel != toplevel ||
 		ps->key.userid != GetUserId() || ps->key.dbid != MyDatabaseId)
 		return false;
 	if (unlikely(!ps->text_checked ||
-				 ps->ref_generation != pgsq_refs_generation() ||
-				 pgsq_text_closed(ps->entry)))
+				 !pending_usable(ps, pgsq_refs_generation())))
 		return false;
 	pgsq_add_known_execution(&ps->counters, ms, rows, usage, plan_cache);
 	pgsq_entry_used(ps->entry);
@@ -873,12 +891,7 @@ pgsq_flush_pending(bool nowait)
 
 	/* plans get counts of their own: positions move below */
 	for (int i = 0; i < pending_count; i++)
-	{
-		PendingStmt *ps = &pending_stmts[i];
-
-		if (ps->mirror_pos >= 0 && !pgsq_key_is_plan(&ps->key))
-			unmirror(ps);
-	}
+		end_mirror(&pending_stmts[i]);
 
 	/*
 	 * Each statement's counts are marked merged (MERGED_GENERATION) as soon
