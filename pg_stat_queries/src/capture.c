@@ -561,25 +561,27 @@ record_statement(int64 queryid, const char *source, int location, int len,
 /*
  * Record an execution measured by our executor or utility hook, whose
  * totals are usage: the quick way if the statement has pending counts
- * (pending.c), the full way otherwise or with JIT or parallel workers
+ * (pending.c), the full way otherwise or with JIT or parallel workers.
+ * Always inlined: each hook's copy passes its own constants, not eleven
+ * arguments per statement.
  */
-static void
+static pgsq_always_inline void
 record_measured(int64 queryid, const char *source, int location, int len,
 				const PgsqUsage *usage, uint64 rows,
 				const JitInstrumentation *jitusage, int parallel_to_launch,
 				int parallel_launched, PgsqPlanCache plan_cache,
 				QueryDesc *plan)
 {
-	double		ms = INSTR_TIME_GET_MILLISEC(usage->time);
 	int64		planid = plan != NULL ? plan->plannedstmt->planId : 0;
 
 	if (likely(jitusage == NULL &&
 			   (parallel_to_launch | parallel_launched) == 0) &&
-		pgsq_record_known(queryid, nesting_level == 0, planid, ms, rows,
-						  usage, plan_cache))
+		pgsq_record_known(queryid, nesting_level == 0, planid, rows, usage,
+						  plan_cache))
 		statement_recorded();
 	else
-		record_statement(queryid, source, location, len, PGSQ_EXEC, ms, rows,
+		record_statement(queryid, source, location, len, PGSQ_EXEC,
+						 INSTR_TIME_GET_MILLISEC(usage->time), rows,
 						 &usage->bufusage, &usage->walusage, jitusage,
 						 parallel_to_launch, parallel_launched, plan_cache,
 						 plan);

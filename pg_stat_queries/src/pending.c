@@ -225,8 +225,13 @@ pending_usable(const PendingStmt *ps, uint32 generation)
 {
 	return ps->ref_generation == generation && !pgsq_text_closed(ps->entry);
 }
-static int	busy_executions = 0;	/* since the clock was last read */
 
+/*
+ * Statements to end before pgsq_busy_check looks at the clock, the pending
+ * table's size and parked counts again (pg_stat_queries.h).  Set to zero by
+ * what must be looked at by the next statement's end.
+ */
+int			pgsq_busy_countdown = PGSQ_BUSY_CLOCK_EVERY;
 
 
 /*
@@ -400,6 +405,8 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 	index_pending(objid, pending_count);
 	remember_pos(pending_count);
 	pending_count++;
+	if (unlikely(pending_count >= PGSQ_BUSY_FLUSH_COUNT))
+		pgsq_busy_countdown = 0;
 	/* have the statistics system call our flush (pgsq_flush_pending) */
 	pgstat_report_fixed = true;
 	return ps;
@@ -675,9 +682,8 @@ pgsq_pending_has_text(const PgsqKey *key)
  * memory or takes a lock.
  */
 bool
-pgsq_record_known(int64 queryid, bool toplevel, int64 planid, double ms,
-				  uint64 rows, const PgsqUsage *usage,
-				  PgsqPlanCache plan_cache)
+pgsq_record_known(int64 queryid, bool toplevel, int64 planid, uint64 rows,
+				  const PgsqUsage *usage, PgsqPlanCache plan_cache)
 {
 	PendingStmt *ps = quick_pending(queryid);
 
@@ -690,7 +696,8 @@ pgsq_record_known(int64 queryid, bool toplevel, int64 planid, double ms,
 	if (unlikely(!ps->text_checked ||
 				 !pending_usable(ps, pgsq_refs_generation())))
 		return false;
-	pgsq_add_known_execution(&ps->counters, ms, rows, usage, plan_cache);
+	pgsq_add_known_execution(&ps->counters, INSTR_TIME_GET_MILLISEC(usage->time),
+							 rows, usage, plan_cache);
 	pgsq_entry_used(ps->entry);
 	if (ps->mirror_pos >= 0)
 		pgsq_entry_used(pending_stmts[ps->mirror_pos].entry);
@@ -974,18 +981,28 @@ pgsq_flush_own_pending(void)
  * and merge a busy backend's counts about once a second, without waiting
  * for any entry lock: the statistics system merges them only when the
  * backend goes idle, which a long transaction block, a DO or CALL running
- * many statements, or a background worker does not.  Inside a transaction
- * block each statement's start time tells the time at no cost; elsewhere
- * the clock is read every PGSQ_BUSY_CLOCK_EVERY executions.  However soon,
+ * many statements, or a background worker does not.  Called when
+ * pgsq_busy_countdown runs out (pgsq_maybe_flush_busy): every
+ * PGSQ_BUSY_CLOCK_EVERY statements, which then read the clock, and at every
+ * statement inside a transaction block, or with counts parked, where each
+ * statement's start time tells the time at no cost.  However soon,
  * PGSQ_BUSY_FLUSH_COUNT statements pending are merged, waiting for entry
  * locks if need be: that bounds the pending table inside one statement.
  */
+static void unpark_if_waited(void);
+
 void
-pgsq_maybe_flush_busy(void)
+pgsq_busy_check(void)
 {
 	TimestampTz now;
 
-	pgsq_unpark_waited();
+	pgsq_busy_countdown = PGSQ_BUSY_CLOCK_EVERY;
+	if (pgsq_any_parked)
+	{
+		unpark_if_waited();
+		if (pgsq_any_parked)
+			pgsq_busy_countdown = 1;
+	}
 
 	if (pending_count == 0)
 		return;
@@ -996,14 +1013,12 @@ pgsq_maybe_flush_busy(void)
 		return;
 	}
 	if (IsTransactionBlock())
-		now = GetCurrentStatementStartTimestamp();
-	else if (++busy_executions < PGSQ_BUSY_CLOCK_EVERY)
-		return;
-	else
 	{
-		busy_executions = 0;
-		now = GetCurrentTimestamp();
+		pgsq_busy_countdown = 1;
+		now = GetCurrentStatementStartTimestamp();
 	}
+	else
+		now = GetCurrentTimestamp();
 	if (TimestampDifferenceExceeds(last_flush, now,
 								   PGSQ_BUSY_FLUSH_INTERVAL_MS))
 		(void) pgsq_flush_pending(true);
@@ -1088,6 +1103,7 @@ pgsq_park(const PgsqKey *key, const PgsqTextSource *src)
 		first_parked = GetCurrentStatementStartTimestamp();
 	p = hash_search(parked, key, HASH_ENTER, &found);
 	pgsq_any_parked = true;
+	pgsq_busy_countdown = 0;
 	if (!found)
 	{
 		p->text = InvalidDsaPointer;
@@ -1154,11 +1170,11 @@ unpark_at_exit(int code, Datum arg)
 
 /*
  * Set parked counts into their entries once they have waited long enough
- * for the references to be collected (pgsq_unpark_waited checks that
+ * for the references to be collected (pgsq_busy_check checks that
  * something is parked first)
  */
-void
-pgsq_unpark_if_waited(void)
+static void
+unpark_if_waited(void)
 {
 	if (parked != NULL && hash_get_num_entries(parked) > 0 &&
 		TimestampDifferenceExceeds(first_parked,

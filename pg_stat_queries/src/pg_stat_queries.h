@@ -853,33 +853,34 @@ extern bool pgsq_plan_defer(const PgsqKey *statement, int64 planid,
 							const BufferUsage *bufusage);
 extern void pgsq_plan_replay(const PgsqKey *statement);
 extern bool pgsq_record_known(int64 queryid, bool toplevel, int64 planid,
-							  double ms, uint64 rows, const PgsqUsage *usage,
+							  uint64 rows, const PgsqUsage *usage,
 							  PgsqPlanCache plan_cache);
 extern void pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 								int64 count, double ms, int sqlstate,
 								TimestampTz at);
 extern bool pgsq_flush_pending(bool nowait);
 extern void pgsq_flush_own_pending(void);
-extern void pgsq_maybe_flush_busy(void);
+extern void pgsq_busy_check(void);
 extern void pgsq_pending_reserve_memory(void);
 
 extern void pgsq_park_ready(void);
 extern PgsqCounters *pgsq_park(const PgsqKey *key, const PgsqTextSource *src);
 extern void pgsq_unpark_all(void);
-extern void pgsq_unpark_if_waited(void);
 
 extern PGDLLIMPORT bool pgsq_any_parked;
+extern PGDLLIMPORT int pgsq_busy_countdown;
 
 /*
- * At a statement's end: set parked counts into their entries once they
- * have waited long enough.  Inline, as it runs for every statement: the
- * statement start time is already known, so the check costs no clock read.
+ * At a statement's end: merge a busy backend's counts about once a second,
+ * and set parked counts into their entries once they have waited long
+ * enough (pgsq_busy_check).  Inline, as it runs for every statement:
+ * mostly a decrement.
  */
 static inline void
-pgsq_unpark_waited(void)
+pgsq_maybe_flush_busy(void)
 {
-	if (unlikely(pgsq_any_parked))
-		pgsq_unpark_if_waited();
+	if (unlikely(--pgsq_busy_countdown <= 0))
+		pgsq_busy_check();
 }
 
 extern void pgsq_failure_noted(int64 queryid, Oid userid, int level,
