@@ -22,6 +22,7 @@
 #include "nodes/queryjumble.h"
 #include "optimizer/planner.h"
 #include "parser/analyze.h"
+#include "storage/proc.h"
 #include "tcop/utility.h"
 #include "utils/memutils.h"
 
@@ -41,7 +42,7 @@
 /* Depth of planner/executor/utility calls we are inside of */
 static int	nesting_level = 0;
 
-static void note_start_failure(int level);
+static void note_start_failure(QueryDesc *query, int level);
 
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 static planner_hook_type prev_planner = NULL;
@@ -125,8 +126,11 @@ sampling_ended(int level)
  *	  ExecutorFinish is measured unless the statement is a SELECT without a
  *	  data-modifying WITH: it then has no trigger or CTE to finish;
  *	- a statement whose (sub)transaction aborts never reaches ExecutorEnd, so
- *	  its slot is dropped at abort.  A cursor opened in a subtransaction that
- *	  commits belongs to the parent from then on, and so does its slot.
+ *	  its slot is dropped: at a subtransaction's abort, or, for a
+ *	  transaction's, by the next ExecutorStart, which finds the slots of a
+ *	  past transaction (slots_lxid).  No transaction callback, which would
+ *	  cost every transaction two calls.  A cursor opened in a subtransaction
+ *	  that commits belongs to the parent from then on, and so does its slot.
  *
  * A slot never moves while in use, so its index stays valid while the
  * statements nested in it start and end.
@@ -152,11 +156,18 @@ typedef struct QuerySlot
 	PgsqUsage	usage;			/* set by the first window, not before */
 } QuerySlot;
 
-QueryDesc  *pgsq_starting_query = NULL;
-
 static QuerySlot *slots = NULL;
 static int	slot_count = 0;		/* slots in use, up to the last taken one */
 static int	slot_capacity = 0;
+
+/*
+ * The statement inside ExecutorStart, left set if that throws, and the
+ * transaction of the last statement started (its local id): a statement of
+ * a past transaction is not looked at (failed_start), and the slots in use
+ * belong to it or to a past one (forget_past_slots).
+ */
+static QueryDesc *starting_query = NULL;
+static LocalTransactionId starting_lxid = InvalidLocalTransactionId;
 
 /*
  * The subtransaction running now, as our callbacks follow it: the owner of
@@ -306,27 +317,32 @@ query_failed_ms(int slot, const PgsqWindow *window)
 }
 
 /*
- * At transaction end no statement of it can still end: forget them all,
- * and the statement that failed in ExecutorStart, if any
+ * The statement whose ExecutorStart threw the error being handled, if any
+ * and still of this transaction (see note_start_failure); NULL after.
  */
-static void
-measure_xact_callback(XactEvent event, void *arg)
+static inline QueryDesc *
+failed_start(void)
 {
-	(void) arg;
-	switch (event)
-	{
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-		case XACT_EVENT_PREPARE:
-			slot_count = 0;
-			pgsq_starting_query = NULL;
-			current_subxid = TopSubTransactionId;
-			break;
-		default:
-			break;
-	}
+	QueryDesc  *query = starting_query;
+
+	starting_query = NULL;
+	if (query == NULL || starting_lxid != MyProc->vxid.lxid)
+		return NULL;
+	return query;
+}
+
+/*
+ * Before a statement starts in transaction lxid: slots left by a past
+ * transaction belong to statements that never ended (it aborted) and are
+ * forgotten; the subtransaction callbacks brought current_subxid back to
+ * the top.  Slots were taken at or before the last start: if that was in
+ * this transaction, it forgot those of past ones already.
+ */
+static inline void
+forget_past_slots(LocalTransactionId lxid)
+{
+	if (unlikely(slot_count > 0) && starting_lxid != lxid)
+		slot_count = 0;
 }
 
 /*
@@ -344,7 +360,7 @@ measure_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			 event == SUBXACT_EVENT_ABORT_SUB)
 		current_subxid = parentSubid;
 	if (event == SUBXACT_EVENT_ABORT_SUB)
-		pgsq_starting_query = NULL;
+		starting_query = NULL;
 	if (slot_count == 0)
 		return;
 	for (int i = 0; i < slot_count; i++)
@@ -359,11 +375,10 @@ measure_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	trim_slots();
 }
 
-/* Register the transaction callbacks that keep the slots right */
+/* Register the subtransaction callback that keeps the slots right */
 void
 pgsq_measure_init(void)
 {
-	RegisterXactCallback(measure_xact_callback, NULL);
 	RegisterSubXactCallback(measure_subxact_callback, NULL);
 	if (IsTransactionState())
 		current_subxid = GetCurrentSubTransactionId();
@@ -615,8 +630,7 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 	PG_CATCH();
 	{
 		nesting_level--;
-		if (pgsq_starting_query != NULL)
-			note_start_failure(nesting_level + 1);
+		note_start_failure(failed_start(), nesting_level + 1);
 
 		/* planning time is only known when it is measured */
 		if (query_string != NULL && parse->queryId != INT64CONST(0) &&
@@ -653,13 +667,18 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 static void
 pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
+	LocalTransactionId lxid = MyProc->vxid.lxid;
+
+	forget_past_slots(lxid);
+
 	/* no error frame here (too dear per statement): see note_start_failure */
-	pgsq_starting_query = queryDesc;
+	starting_query = queryDesc;
+	starting_lxid = lxid;
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
-	pgsq_starting_query = NULL;
+	starting_query = NULL;
 
 	if (queryDesc->plannedstmt->queryId != INT64CONST(0) &&
 		measuring(nesting_level))
@@ -668,21 +687,21 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 /*
  * Note the failure of a statement whose ExecutorStart threw the error being
- * handled (a permission check, say), if it is measured; level is the one it
- * ran at.  Called where the error passes through: an enclosing statement's
- * error frame, or, for a top-level statement, which has none of ours, the
- * error report (pgsq_emit_log).  A failure caught below those (by a
- * PL/pgSQL exception block) is not seen: the subtransaction's abort forgets
- * it (pgsq_measure_init).
+ * handled (a permission check, say: failed_start), if it is measured; level
+ * is the one it ran at.  Called where the error passes through: an enclosing
+ * statement's error frame, or, for a top-level statement, which has none of
+ * ours, the error report (pgsq_emit_log).  A failure caught below those (by
+ * a PL/pgSQL exception block) is not seen: the subtransaction's abort
+ * forgets it (measure_subxact_callback), and one whose report was not
+ * logged is forgotten with its transaction.
  */
 static void
-note_start_failure(int level)
+note_start_failure(QueryDesc *query, int level)
 {
-	QueryDesc  *query = pgsq_starting_query;
 	int			saved_level = nesting_level;
 
-	pgsq_starting_query = NULL;
-	if (query->plannedstmt->queryId == INT64CONST(0) || !measuring(level))
+	if (query == NULL || query->plannedstmt->queryId == INT64CONST(0) ||
+		!measuring(level))
 		return;
 	nesting_level = level;
 	note_failure(query->plannedstmt->queryId, query->sourceText,
@@ -721,8 +740,7 @@ pgsq_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 	PG_CATCH();
 	{
 		nesting_level--;
-		if (pgsq_starting_query != NULL)
-			note_start_failure(nesting_level + 1);
+		note_start_failure(failed_start(), nesting_level + 1);
 		if (slot >= 0)
 			note_executor_failure(queryDesc, slot, &window);
 		PG_RE_THROW();
@@ -768,8 +786,7 @@ pgsq_ExecutorFinish(QueryDesc *queryDesc)
 	PG_CATCH();
 	{
 		nesting_level--;
-		if (pgsq_starting_query != NULL)
-			note_start_failure(nesting_level + 1);
+		note_start_failure(failed_start(), nesting_level + 1);
 		if (slot >= 0)
 			note_executor_failure(queryDesc, slot, &window);
 		PG_RE_THROW();
@@ -860,8 +877,7 @@ call_process_utility(bool nested, const UtilityFailure *measured,
 	{
 		if (nested)
 			nesting_level--;
-		if (pgsq_starting_query != NULL)
-			note_start_failure(nesting_level + 1);
+		note_start_failure(failed_start(), nesting_level + 1);
 		if (measured != NULL && measured->queryid != INT64CONST(0))
 			note_failure(measured->queryid, measured->source,
 						 measured->location, measured->len,
@@ -947,8 +963,8 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 static void
 pgsq_emit_log(ErrorData *edata)
 {
-	if (unlikely(pgsq_starting_query != NULL) && edata->elevel >= ERROR)
-		note_start_failure(nesting_level);
+	if (unlikely(starting_query != NULL) && edata->elevel >= ERROR)
+		note_start_failure(failed_start(), nesting_level);
 	if (prev_emit_log)
 		prev_emit_log(edata);
 }

@@ -944,11 +944,6 @@ typedef struct PgsqWindow
 } PgsqWindow;
 
 
-/*
- * The statement inside ExecutorStart (capture.c), left set if that throws;
- * the transaction's or subtransaction's abort clears it.
- */
-extern PGDLLIMPORT QueryDesc *pgsq_starting_query;
 extern void pgsq_measure_init(void);
 
 /*
