@@ -574,32 +574,22 @@ record_statement(int64 queryid, const char *source, int location, int len,
 }
 
 /*
- * Record an execution measured by our executor or utility hook, whose
- * totals are usage: the quick way if the statement has pending counts
- * (pending.c), the full way otherwise or with JIT or parallel workers.
- * Always inlined: each hook's copy passes its own constants, not eleven
- * arguments per statement.
+ * Record an execution measured by our utility hook, whose totals are usage:
+ * the quick way if the statement has pending counts (pending.c), the full
+ * way otherwise
  */
-static pgsq_always_inline void
-record_measured(int64 queryid, const char *source, int location, int len,
-				const PgsqUsage *usage, uint64 rows,
-				const JitInstrumentation *jitusage, int parallel_to_launch,
-				int parallel_launched, PgsqPlanCache plan_cache,
-				QueryDesc *plan)
+static void
+record_utility(int64 queryid, const char *source, int location, int len,
+			   const PgsqUsage *usage, uint64 rows, PgsqPlanCache plan_cache)
 {
-	int64		planid = plan != NULL ? plan->plannedstmt->planId : 0;
-
-	if (likely(jitusage == NULL &&
-			   (parallel_to_launch | parallel_launched) == 0) &&
-		pgsq_record_known(queryid, nesting_level == 0, planid, rows, usage,
+	if (pgsq_record_known(queryid, nesting_level == 0, 0, rows, usage,
 						  plan_cache))
 		statement_recorded();
 	else
 		record_statement(queryid, source, location, len, PGSQ_EXEC,
 						 INSTR_TIME_GET_MILLISEC(usage->time), rows,
-						 &usage->bufusage, &usage->walusage, jitusage,
-						 parallel_to_launch, parallel_launched, plan_cache,
-						 plan);
+						 &usage->bufusage, &usage->walusage, NULL, 0, 0,
+						 plan_cache, NULL);
 }
 
 /* Planner hook: measure planning when track_planning is on */
@@ -798,10 +788,36 @@ pgsq_ExecutorFinish(QueryDesc *queryDesc)
 }
 
 /*
- * Record the execution of a statement measured since its ExecutorStart (it
- * has a slot: it was tracked and sampled then), whose totals are usage
+ * Record the execution of a statement measured since its ExecutorStart the
+ * full way (record_execution), and with it the plan it ran if it has an id
  */
-static void
+static pg_noinline void
+record_execution_fully(QueryDesc *queryDesc, const PgsqUsage *usage)
+{
+	EState	   *estate = queryDesc->estate;
+	PlannedStmt *pstmt = queryDesc->plannedstmt;
+
+	record_statement(pstmt->queryId, queryDesc->sourceText,
+					 pstmt->stmt_location, pstmt->stmt_len, PGSQ_EXEC,
+					 INSTR_TIME_GET_MILLISEC(usage->time),
+					 estate->es_total_processed, &usage->bufusage,
+					 &usage->walusage,
+					 estate->es_jit ? &estate->es_jit->instr : NULL,
+					 estate->es_parallel_workers_to_launch,
+					 estate->es_parallel_workers_launched,
+					 pgsq_plan_cache_of(pstmt),
+					 pgsq_max_plans > 0 && pstmt->planId != INT64CONST(0) ?
+					 queryDesc : NULL);
+}
+
+/*
+ * Record the execution of a statement measured since its ExecutorStart (it
+ * has a slot: it was tracked and sampled then), whose totals are usage: the
+ * quick way if the statement has pending counts (pending.c), the full way
+ * otherwise or with JIT or parallel workers.  What only the full way needs
+ * is read there, not at every execution.
+ */
+static inline void
 record_execution(QueryDesc *queryDesc, const PgsqUsage *usage)
 {
 	EState	   *estate = queryDesc->estate;
@@ -811,15 +827,16 @@ record_execution(QueryDesc *queryDesc, const PgsqUsage *usage)
 	if (pgsq_max_plans > 0 && unlikely(pstmt->planId == INT64CONST(0)))
 		pstmt->planId = pgsq_plan_id(pstmt);
 
-	record_measured(pstmt->queryId, queryDesc->sourceText,
-					pstmt->stmt_location, pstmt->stmt_len, usage,
-					estate->es_total_processed,
-					estate->es_jit ? &estate->es_jit->instr : NULL,
-					estate->es_parallel_workers_to_launch,
-					estate->es_parallel_workers_launched,
-					pgsq_plan_cache_of(pstmt),
-					pgsq_max_plans > 0 && pstmt->planId != INT64CONST(0) ?
-					queryDesc : NULL);
+	if (likely(estate->es_jit == NULL &&
+			   (estate->es_parallel_workers_to_launch |
+				estate->es_parallel_workers_launched) == 0) &&
+		pgsq_record_known(pstmt->queryId, nesting_level == 0,
+						  pgsq_max_plans > 0 ? pstmt->planId : 0,
+						  estate->es_total_processed, usage,
+						  pgsq_plan_cache_of(pstmt)))
+		statement_recorded();
+	else
+		record_execution_fully(queryDesc, usage);
 }
 
 /* ExecutorEnd hook: record the execution */
@@ -950,8 +967,8 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	/* BEGIN and COMMIT of every transaction: mostly the quick way */
 	if (queryid != INT64CONST(0))
-		record_measured(queryid, queryString, location, len, &usage, rows,
-						NULL, 0, 0, plan_cache, NULL);
+		record_utility(queryid, queryString, location, len, &usage, rows,
+					   plan_cache);
 	sampling_ended(nesting_level);
 }
 
