@@ -55,7 +55,7 @@ mix(uint64 id, uint64 value)
 }
 
 /* What a scan of range table entry scanrelid reads: a relation's OID */
-static uint64
+static inline uint64
 scanned(const PlannedStmt *pstmt, Index scanrelid)
 {
 	RangeTblEntry *rte;
@@ -72,6 +72,18 @@ scanned(const PlannedStmt *pstmt, Index scanrelid)
 static uint64 plan_node_id(const PlannedStmt *pstmt, const Plan *plan,
 						   uint64 id);
 
+/*
+ * Mix a plan that may be missing (NULL) into id.  A missing one (a scan's
+ * children, mostly) mixes in zero without a call.
+ */
+static inline uint64
+plan_or_none_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
+{
+	if (plan == NULL)
+		return mix(id, 0);
+	return plan_node_id(pstmt, plan, id);
+}
+
 /* Mix every plan of a list into id, in order */
 static uint64
 plan_list_id(const PlannedStmt *pstmt, const List *plans, uint64 id)
@@ -80,18 +92,18 @@ plan_list_id(const PlannedStmt *pstmt, const List *plans, uint64 id)
 
 	id = mix(id, (uint64) list_length(plans));
 	foreach(lc, plans)
-		id = plan_node_id(pstmt, (const Plan *) lfirst(lc), id);
+		id = plan_or_none_id(pstmt, (const Plan *) lfirst(lc), id);
 	return id;
 }
 
-/* Mix one plan node, and the plans below it, into id */
+/*
+ * Mix one plan node, and the plans below it, into id.  The stack depth is
+ * checked where the walk goes down, not at the leaves: most plans of the
+ * statements run most often are a single scan.
+ */
 static uint64
 plan_node_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
 {
-	if (plan == NULL)
-		return mix(id, 0);
-
-	check_stack_depth();
 	id = mix(id, ((uint64) nodeTag(plan) << 1) | (plan->parallel_aware ? 1 : 0));
 
 	switch (nodeTag(plan))
@@ -137,7 +149,9 @@ plan_node_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
 			}
 			break;
 		case T_SubqueryScan:
-			id = plan_node_id(pstmt, ((const SubqueryScan *) plan)->subplan, id);
+			check_stack_depth();
+			id = plan_or_none_id(pstmt, ((const SubqueryScan *) plan)->subplan,
+								 id);
 			break;
 		case T_CustomScan:
 			{
@@ -147,6 +161,7 @@ plan_node_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
 				id = mix(id, scanned(pstmt, scan->scan.scanrelid));
 				id = mix(id, hash_bytes_extended((const unsigned char *) name,
 												 strlen(name), 0));
+				check_stack_depth();
 				id = plan_list_id(pstmt, scan->custom_plans, id);
 			}
 			break;
@@ -172,15 +187,19 @@ plan_node_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
 			}
 			break;
 		case T_Append:
+			check_stack_depth();
 			id = plan_list_id(pstmt, ((const Append *) plan)->appendplans, id);
 			break;
 		case T_MergeAppend:
+			check_stack_depth();
 			id = plan_list_id(pstmt, ((const MergeAppend *) plan)->mergeplans, id);
 			break;
 		case T_BitmapAnd:
+			check_stack_depth();
 			id = plan_list_id(pstmt, ((const BitmapAnd *) plan)->bitmapplans, id);
 			break;
 		case T_BitmapOr:
+			check_stack_depth();
 			id = plan_list_id(pstmt, ((const BitmapOr *) plan)->bitmapplans, id);
 			break;
 		default:
@@ -188,8 +207,10 @@ plan_node_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
 	}
 
 	/* the outer, then the inner plan: join order */
-	id = plan_node_id(pstmt, plan->lefttree, id);
-	return plan_node_id(pstmt, plan->righttree, id);
+	if (plan->lefttree != NULL || plan->righttree != NULL)
+		check_stack_depth();
+	id = plan_or_none_id(pstmt, plan->lefttree, id);
+	return plan_or_none_id(pstmt, plan->righttree, id);
 }
 
 /*
@@ -201,8 +222,11 @@ pgsq_plan_id(const PlannedStmt *pstmt)
 {
 	uint64		id;
 
-	id = plan_node_id(pstmt, pstmt->planTree, (uint64) pstmt->commandType);
-	id = plan_list_id(pstmt, pstmt->subplans, id);
+	id = plan_or_none_id(pstmt, pstmt->planTree, (uint64) pstmt->commandType);
+	if (pstmt->subplans == NIL)
+		id = mix(id, 0);
+	else
+		id = plan_list_id(pstmt, pstmt->subplans, id);
 	return id == 0 ? 1 : (int64) id;
 }
 
