@@ -128,7 +128,7 @@ sampling_ended(int level)
  *	- a statement whose (sub)transaction aborts never reaches ExecutorEnd, so
  *	  its slot is dropped: at a subtransaction's abort, or, for a
  *	  transaction's, by the next ExecutorStart, which finds the slots of a
- *	  past transaction (slots_lxid).  No transaction callback, which would
+ *	  past transaction (starting_lxid).  No transaction callback, which would
  *	  cost every transaction two calls.  A cursor opened in a subtransaction
  *	  that commits belongs to the parent from then on, and so does its slot.
  *
@@ -929,6 +929,10 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PgsqWindow	window;
 	PgsqUsage	usage;
 	uint64		rows;
+
+	/* a transaction block's statements look at the time (pgsq_busy_check) */
+	if (IsA(parsetree, TransactionStmt))
+		pgsq_busy_countdown = 1;
 
 	/*
 	 * Statements inside a utility command (EXPLAIN, DECLARE CURSOR, CREATE

@@ -984,8 +984,9 @@ pgsq_flush_own_pending(void)
  * many statements, or a background worker does not.  Called when
  * pgsq_busy_countdown runs out (pgsq_maybe_flush_busy): every
  * PGSQ_BUSY_CLOCK_EVERY statements, which then read the clock, and at every
- * statement inside a transaction block, or with counts parked, where each
- * statement's start time tells the time at no cost.  However soon,
+ * statement inside a transaction block (a transaction command sets the
+ * countdown to one: capture.c), where each statement's start time tells the
+ * time at no cost, or with counts parked.  However soon,
  * PGSQ_BUSY_FLUSH_COUNT statements pending are merged, waiting for entry
  * locks if need be: that bounds the pending table inside one statement.
  */
@@ -994,9 +995,10 @@ static void unpark_if_waited(void);
 void
 pgsq_busy_check(void)
 {
+	bool		in_block = IsTransactionBlock();
 	TimestampTz now;
 
-	pgsq_busy_countdown = PGSQ_BUSY_CLOCK_EVERY;
+	pgsq_busy_countdown = in_block ? 1 : PGSQ_BUSY_CLOCK_EVERY;
 	if (pgsq_any_parked)
 	{
 		unpark_if_waited();
@@ -1012,13 +1014,7 @@ pgsq_busy_check(void)
 		(void) pgsq_flush_pending(false);
 		return;
 	}
-	if (IsTransactionBlock())
-	{
-		pgsq_busy_countdown = 1;
-		now = GetCurrentStatementStartTimestamp();
-	}
-	else
-		now = GetCurrentTimestamp();
+	now = in_block ? GetCurrentStatementStartTimestamp() : GetCurrentTimestamp();
 	if (TimestampDifferenceExceeds(last_flush, now,
 								   PGSQ_BUSY_FLUSH_INTERVAL_MS))
 		(void) pgsq_flush_pending(true);
