@@ -233,7 +233,6 @@ pending_usable(const PendingStmt *ps, uint32 generation)
  */
 int			pgsq_busy_countdown = PGSQ_BUSY_CLOCK_EVERY;
 
-
 /*
  * The stats_since of a referenced entry, which tells its lives apart; read
  * without its lock, as it is set once per life.  Zero for an entry another
@@ -696,8 +695,9 @@ pgsq_record_known(int64 queryid, bool toplevel, int64 planid, uint64 rows,
 	if (unlikely(!ps->text_checked ||
 				 !pending_usable(ps, pgsq_refs_generation())))
 		return false;
-	pgsq_add_known_execution(&ps->counters, INSTR_TIME_GET_MILLISEC(usage->time),
-							 rows, usage, plan_cache);
+	pgsq_add_known_execution(&ps->counters,
+							 INSTR_TIME_GET_MILLISEC(usage->time), rows, usage,
+							 plan_cache);
 	pgsq_entry_used(ps->entry);
 	if (ps->mirror_pos >= 0)
 		pgsq_entry_used(pending_stmts[ps->mirror_pos].entry);
@@ -976,6 +976,8 @@ pgsq_flush_own_pending(void)
 	(void) pgsq_flush_pending(false);
 }
 
+static void unpark_if_waited(void);
+
 /*
  * Set parked counts into their entries once they have waited long enough,
  * and merge a busy backend's counts about once a second, without waiting
@@ -990,8 +992,6 @@ pgsq_flush_own_pending(void)
  * PGSQ_BUSY_FLUSH_COUNT statements pending are merged, waiting for entry
  * locks if need be: that bounds the pending table inside one statement.
  */
-static void unpark_if_waited(void);
-
 void
 pgsq_busy_check(void)
 {
@@ -1014,7 +1014,8 @@ pgsq_busy_check(void)
 		(void) pgsq_flush_pending(false);
 		return;
 	}
-	now = in_block ? GetCurrentStatementStartTimestamp() : GetCurrentTimestamp();
+	now = in_block ? GetCurrentStatementStartTimestamp() :
+		GetCurrentTimestamp();
 	if (TimestampDifferenceExceeds(last_flush, now,
 								   PGSQ_BUSY_FLUSH_INTERVAL_MS))
 		(void) pgsq_flush_pending(true);
