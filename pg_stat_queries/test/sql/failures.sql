@@ -117,6 +117,21 @@ SELECT query, calls, failed_calls, last_failed_sqlstate
   FROM pg_stat_queries_changed(:'before_failure')
  WHERE query LIKE '%fail\_changed%';
 
+-- a permission check failing in ExecutorStart while errors are not logged
+-- (no report reaches emit_log_hook): that failure is not counted, and the
+-- next transaction's error, a division by zero the planner folds, finds
+-- nothing of the failed statement to look at (its memory is gone)
+SET log_min_messages = fatal;
+SET ROLE regress_fail_user;
+SELECT a AS fail_unlogged FROM fail_secret;
+RESET ROLE;
+RESET log_min_messages;
+SELECT 4 / 0 - 4 AS fail_after_unlogged;
+SELECT query, calls, failed_calls, last_failed_sqlstate
+  FROM pg_stat_queries
+ WHERE query LIKE '%fail\_%unlogged%'
+ ORDER BY query COLLATE "C";
+
 DROP FUNCTION fail_insert(int);
 DROP FUNCTION fail_insert_caught(int);
 DROP FUNCTION fail_read_secret();
