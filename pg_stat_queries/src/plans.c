@@ -92,13 +92,19 @@ plan_or_none_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
 	return plan_node_id(pstmt, plan, id);
 }
 
-/* Mix every plan of a list into id, in order */
-static uint64
+/*
+ * Mix every plan of a list into id, in order.  Inline: most statements
+ * have an empty list of subplans, which costs no call then.
+ */
+static inline uint64
 plan_list_id(const PlannedStmt *pstmt, const List *plans, uint64 id)
 {
 	ListCell   *lc;
 
 	id = mix(id, (uint64) list_length(plans));
+	if (plans == NIL)
+		return id;
+	check_stack_depth();
 	foreach(lc, plans)
 		id = plan_or_none_id(pstmt, (const Plan *) lfirst(lc), id);
 	return id;
@@ -169,7 +175,6 @@ plan_node_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
 				id = mix(id, scanned(pstmt, scan->scan.scanrelid));
 				id = mix(id, hash_bytes_extended((const unsigned char *) name,
 												 strlen(name), 0));
-				check_stack_depth();
 				id = plan_list_id(pstmt, scan->custom_plans, id);
 			}
 			break;
@@ -195,19 +200,15 @@ plan_node_id(const PlannedStmt *pstmt, const Plan *plan, uint64 id)
 			}
 			break;
 		case T_Append:
-			check_stack_depth();
 			id = plan_list_id(pstmt, ((const Append *) plan)->appendplans, id);
 			break;
 		case T_MergeAppend:
-			check_stack_depth();
 			id = plan_list_id(pstmt, ((const MergeAppend *) plan)->mergeplans, id);
 			break;
 		case T_BitmapAnd:
-			check_stack_depth();
 			id = plan_list_id(pstmt, ((const BitmapAnd *) plan)->bitmapplans, id);
 			break;
 		case T_BitmapOr:
-			check_stack_depth();
 			id = plan_list_id(pstmt, ((const BitmapOr *) plan)->bitmapplans, id);
 			break;
 		default:
@@ -231,10 +232,7 @@ pgsq_plan_id(const PlannedStmt *pstmt)
 	uint64		id;
 
 	id = plan_or_none_id(pstmt, pstmt->planTree, (uint64) pstmt->commandType);
-	if (pstmt->subplans == NIL)
-		id = mix(id, 0);
-	else
-		id = plan_list_id(pstmt, pstmt->subplans, id);
+	id = plan_list_id(pstmt, pstmt->subplans, id);
 	id = murmurhash64(id);
 	return id == 0 ? 1 : (int64) id;
 }
