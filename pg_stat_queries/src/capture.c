@@ -419,14 +419,23 @@ note_failure(int64 queryid, const char *source, int location, int len,
 /*
  * Give a referenced entry its text when it has none yet.  A text given to
  * an entry that is being dropped meanwhile is refused, and freed (textarea.c).
+ * A plan's text is made by EXPLAIN, whose catalog reads may make statistics
+ * lookups that collect this backend's references, the entry's last one
+ * included: the plan's entry is then found again by its key.
  */
 static void
 ensure_text(PgsqSharedEntry *entry, const PgsqKey *key,
 			const PgsqTextSource *src)
 {
+	dsa_pointer text;
+
 	if (pgsq_text_hint(entry))
 		return;
-	(void) pgsq_text_give(entry, key, pgsq_statement_text(key, src));
+	text = pgsq_statement_text(key, src);
+	if (src->plan != NULL)
+		(void) pgsq_text_give_by_key(key, text);
+	else
+		(void) pgsq_text_give(entry, key, text);
 }
 
 /* After parse analysis: see to the entry and normalized text of a statement */

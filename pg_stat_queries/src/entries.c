@@ -213,7 +213,20 @@ revive_dropped_entry(PgStatShared_HashEntry *hent)
 	PgsqSharedEntry *entry = dsa_get_address(pgStatLocal.dsa, hent->body);
 
 	Assert(entry->header.magic == 0xdeadbeef);
-	pg_atomic_fetch_add_u32(&hent->refcount, 1);
+
+	/*
+	 * With no reference left, the entry is an orphan, or its last referrer
+	 * is between giving up its reference and taking the partition lock to
+	 * free it.  That backend sees the new generation and leaves the item
+	 * alone; but were the new life dropped before it comes, the drop would
+	 * free the item under it.  An unowned reference keeps the item until
+	 * shutdown (pgsq_free_all_orphans), whatever its later lives.
+	 */
+	if (pg_atomic_fetch_add_u32(&hent->refcount, 1) == 0)
+	{
+		pg_atomic_fetch_add_u32(&hent->refcount, 1);
+		entry->unowned_refs++;
+	}
 	pg_atomic_fetch_add_u32(&hent->generation, 1);
 	hent->dropped = false;
 
@@ -294,10 +307,15 @@ insert_entry(void *arg)
 	if (DsaPointerIsValid(ins->rare))
 		pgsq_rare_give(entry, ins->rare);
 	pg_atomic_write_u32(&entry->usage, ins->usage);
+
+	/*
+	 * Counted live before the partition lock is released: a reset may drop
+	 * the entry as soon as it is, and counts it dropped then.
+	 */
+	pgsq_live_entry_added(pgsq_key_is_plan(&entry->data.key));
 	if (revived)
 		LWLockRelease(&entry->header.lock);
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
-	pgsq_live_entry_added(pgsq_key_is_plan(&entry->data.key));
 	ins->result = CREATE_DONE;
 }
 
@@ -533,12 +551,26 @@ typedef struct Orphan
 	uint64		objid;
 } Orphan;
 
-/* Is this a dropped entry of ours that nobody references? */
+/*
+ * Is this a dropped entry of ours that no backend references?  Its unowned
+ * references (revive_dropped_entry) are given up here: the caller holds the
+ * partition lock exclusively, and no backend is left.
+ */
 static bool
 is_orphan(PgStatShared_HashEntry *hent)
 {
-	return hent->key.kind == PGSQ_STATS_KIND && hent->dropped &&
-		pg_atomic_read_u32(&hent->refcount) == 0;
+	PgsqSharedEntry *entry;
+
+	if (hent->key.kind != PGSQ_STATS_KIND || !hent->dropped)
+		return false;
+	entry = dsa_get_address(pgStatLocal.dsa, hent->body);
+	if (entry->unowned_refs > 0 &&
+		pg_atomic_read_u32(&hent->refcount) == entry->unowned_refs)
+	{
+		pg_atomic_sub_fetch_u32(&hent->refcount, entry->unowned_refs);
+		entry->unowned_refs = 0;
+	}
+	return pg_atomic_read_u32(&hent->refcount) == 0;
 }
 
 /*
@@ -573,7 +605,7 @@ pgsq_free_all_orphans(void)
 		PgStatShared_HashEntry *hent;
 
 		count = 0;
-		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+		dshash_seq_init(&hstat, pgStatLocal.shared_hash, true);
 		while ((hent = dshash_seq_next(&hstat)) != NULL && count < PGSQ_ORPHANS_MAX)
 		{
 			if (!is_orphan(hent))
@@ -1048,11 +1080,25 @@ pgsq_ring_take(uint64 *objid)
 	return true;
 }
 
-/* Forget every id in the ring; the sweep refills it.  Only the sweeper */
+/*
+ * Forget the ids in the ring, up to the first position reserved by a
+ * writer that has not written it yet; the sweep refills it.  Were the tail
+ * moved past such a position, a writer one lap later could reserve the
+ * same slot, and the first writer's late store would leave there a
+ * sequence number that no take ever accepts: eviction would stop for good.
+ * Only the sweeper.
+ */
 void
 pgsq_ring_clear(void)
 {
-	pg_atomic_write_u64(&ring->tail, pg_atomic_read_u64(&ring->head));
+	uint64		head = pg_atomic_read_u64(&ring->head);
+	uint64		tail = pg_atomic_read_u64(&ring->tail);
+
+	while (tail < head &&
+		   pg_atomic_read_u64(&ring_slots[tail % ring->capacity].seq) == tail + 1)
+		tail++;
+	pg_memory_barrier();
+	pg_atomic_write_u64(&ring->tail, tail);
 	pg_atomic_write_u32(&ring->complete, 1);
 }
 

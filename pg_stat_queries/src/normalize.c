@@ -24,6 +24,7 @@
 
 #include "common/int.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "parser/scanner.h"
 
 #include "pg_stat_queries.h"
@@ -309,15 +310,24 @@ pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 
 	if (count > 0 || literal_may_start(stmt, 0, query_len))
 	{
+		uint32		holdoff = InterruptHoldoffCount;
+		uint32		cancel_holdoff = QueryCancelHoldoffCount;
+
 		PG_TRY();
 		{
 			find_replacements(stmt, query_len, locs, count, &list);
 		}
 		PG_CATCH();
 		{
-			/* the scanner's error (an unterminated string, say): no text */
+			/*
+			 * The scanner's error (an unterminated string, say): no text.
+			 * The ERROR zeroed the holdoff counts of a caller that holds
+			 * interrupts: put back.
+			 */
 			MemoryContextSwitchTo(cxt);
 			FlushErrorState();
+			InterruptHoldoffCount = holdoff;
+			QueryCancelHoldoffCount = cancel_holdoff;
 			failed = true;
 		}
 		PG_END_TRY();

@@ -302,23 +302,43 @@ index_pending(uint64 objid, int pos)
 static pg_noinline void
 resize_pending(int size)
 {
+	PendingIndexSlot *index;
+	PendingStmt *stmts;
+
 	if (pending_context == NULL)
 		pending_context = AllocSetContextCreate(TopMemoryContext,
 												"pg_stat_queries pending",
 												ALLOCSET_SMALL_SIZES);
+
+	/*
+	 * Both made before anything changes: out of memory, the table is left
+	 * as it was, and the error is the caller's.
+	 */
+	index = MemoryContextAllocExtended(pending_context,
+									   2 * size * sizeof(PendingIndexSlot),
+									   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (pending_stmts == NULL)
-		pending_stmts = MemoryContextAllocHuge(pending_context,
-											   size * sizeof(PendingStmt));
+		stmts = MemoryContextAllocExtended(pending_context,
+										   size * sizeof(PendingStmt),
+										   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	else
-		pending_stmts = repalloc_huge(pending_stmts,
-									  size * sizeof(PendingStmt));
+		stmts = repalloc_extended(pending_stmts, size * sizeof(PendingStmt),
+								  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (stmts == NULL)
+	{
+		pfree(index);
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed to make room for %d pending statements.",
+						   size)));
+	}
+	pending_stmts = stmts;
 	pending_size = size;
 	pending_written = Min(pending_written, size);
 	if (pending_index != NULL)
 		pfree(pending_index);
-	pending_index = MemoryContextAllocExtended(pending_context,
-											   2 * size * sizeof(PendingIndexSlot),
-											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	pending_index = index;
 	pending_index_mask = 2 * size - 1;
 	for (int i = 0; i < pending_count; i++)
 		index_pending(pending_stmts[i].objid, i);
@@ -1061,17 +1081,20 @@ static void unpark_at_exit(int code, Datum arg);
 /*
  * Before the first counts are parked: parked counts are set into their
  * entries at exit at the latest, with their texts, so this backend stays
- * attached to the text area until then.
+ * attached to the text area until then.  Counts parked while the backend
+ * exits are parked by its last flush, which sets them into their entries
+ * itself (pg_stat_queries.c): a callback registered then would run after
+ * the statistics system's own, detached from the hash.
  */
 void
 pgsq_park_ready(void)
 {
 	static bool exit_callback_registered = false;
 
-	if (exit_callback_registered)
-		return;
 	/* texts are given at exit: detach from their area after */
 	pgsq_qtext_attach();
+	if (exit_callback_registered || proc_exit_inprogress)
+		return;
 	before_shmem_exit(unpark_at_exit, (Datum) 0);
 	exit_callback_registered = true;
 }

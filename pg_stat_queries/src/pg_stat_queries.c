@@ -87,7 +87,7 @@ static bool shutdown_work_done = false;
 static PgStat_KindInfo pgsq_kind_info = {
 	.name = "pg_stat_queries",
 	.fixed_amount = false,
-	.accessed_across_databases = true,
+	.accessed_across_databases = false, /* so no snapshot copies ours */
 	.write_to_file = false,
 	.shared_size = sizeof(PgsqSharedEntry),
 	.shared_data_off = offsetof(PgsqSharedEntry, data),
@@ -182,6 +182,21 @@ last_flush_of_clean_shutdown(void)
 }
 
 /*
+ * A backend's last flush, at exit, inside the statistics system's own exit
+ * callback: everything pending is merged, parked counts included (parked
+ * now, they find no exit callback of ours left to run).  It runs guarded:
+ * an error here would become FATAL and cut that callback short, leaving
+ * every reference of the backend held, of every kind, for the uptime.
+ */
+static void
+flush_at_exit(void *arg)
+{
+	pgsq_failures_count();
+	(void) pgsq_flush_pending(false);
+	pgsq_unpark_all();
+}
+
+/*
  * Called by every flush of fixed statistics (when a backend goes idle, at
  * most once a second, and at exit), right after the statistics system's
  * pass over its pending data: count the failed executions noted since the
@@ -195,10 +210,16 @@ last_flush_of_clean_shutdown(void)
 static bool
 pgsq_flush_static_cb(bool nowait)
 {
-	bool		partial;
+	bool		partial = false;
 
-	pgsq_failures_count();
-	partial = pgsq_flush_pending(nowait);
+	if (proc_exit_inprogress)
+		(void) pgsq_run_guarded(flush_at_exit, NULL,
+								"merge statistics at backend exit");
+	else
+	{
+		pgsq_failures_count();
+		partial = pgsq_flush_pending(nowait);
+	}
 
 	if (pgsq_state == NULL)
 		return partial;

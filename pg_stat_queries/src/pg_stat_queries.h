@@ -64,15 +64,18 @@
 
 /*
  * The database OID of every one of our entries in the statistics system's
- * hash key, as for objects shared across databases; the statement's own
- * database is part of objid (pgsq_objid) and of the entry's data.  What the
- * statistics system does by database -- pg_stat_reset() zeroes the entries
- * whose key names the current database, DROP DATABASE drops them -- thus
- * never reaches our entries: only pg_stat_queries_reset() resets them, and
- * eviction alone removes a dropped database's statements, as in
- * pg_stat_statements.
+ * hash key: one that no database can have (below FirstNormalObjectId, which
+ * CREATE DATABASE refuses, and none of the three that initdb makes); the
+ * statement's own database is part of objid (pgsq_objid) and of the entry's
+ * data.  What the statistics system does by database -- pg_stat_reset()
+ * zeroes the entries whose key names the current database, DROP DATABASE
+ * drops them -- thus never reaches our entries: only pg_stat_queries_reset()
+ * resets them, and eviction alone removes a dropped database's statements,
+ * as in pg_stat_statements.  Nor does a snapshot of the statistics
+ * (stats_fetch_consistency = snapshot) copy them, as it copies only the
+ * entries of the current database and of shared objects (InvalidOid).
  */
-#define PGSQ_KEY_DBOID InvalidOid
+#define PGSQ_KEY_DBOID ((Oid) 2)
 
 /* Index into the per-phase arrays of PgsqCounters */
 typedef enum PgsqPhase
@@ -268,6 +271,10 @@ typedef struct PgsqSharedEntry
 									 * the entry lock, read without as a hint */
 	pg_atomic_uint32 usage;		/* clock-sweep usage count (eviction.c) */
 	pg_atomic_uint32 swept_pass;	/* last sweep pass that visited it */
+	uint32		unowned_refs;	/* references no backend holds, kept so that
+								 * the hash item is never freed under a
+								 * backend releasing an older life
+								 * (entries.c); partition lock exclusive */
 	PgsqEntryData data;
 	dsa_pointer text;			/* the query text in textarea.c's area, under
 								 * the entry lock; last, as merges never read
@@ -435,6 +442,7 @@ extern void pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text,
 							   TimestampTz now);
 extern bool pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key,
 						   dsa_pointer text);
+extern bool pgsq_text_give_by_key(const PgsqKey *key, dsa_pointer text);
 extern void pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text);
 extern dsa_pointer pgsq_text_take(PgsqSharedEntry *entry);
 extern void pgsq_text_reopen(PgsqSharedEntry *entry);

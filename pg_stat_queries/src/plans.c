@@ -35,6 +35,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "commands/explain.h"
 #include "commands/explain_format.h"
 #include "commands/explain_state.h"
@@ -44,6 +45,8 @@
 #include "nodes/extensible.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
+#include "utils/injection_point.h"
+#include "utils/resowner.h"
 
 #include "pg_stat_queries.h"
 
@@ -308,25 +311,39 @@ mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
 
 /*
  * The text of the plan a statement ran, at its end: EXPLAIN (COSTS OFF),
- * made literal-free; NULL if it cannot be made (never an error).  Interrupts
- * are held meanwhile, so that no cancel is taken from the statement; any
- * other error (none is expected: the statement's relations are locked) is
- * dropped with everything made in the work context.
+ * made literal-free; NULL if it cannot be made (never an error).
+ *
+ * EXPLAIN can fail: it looks up functions, operators and types that the
+ * statement's locks do not protect from a concurrent DROP, calls type output
+ * functions and the callbacks of foreign and custom scans, and may run out of
+ * stack or memory.  It runs in a subtransaction, whose abort gives back
+ * whatever the error left held (locks, buffer pins, cache references,
+ * snapshots), so that the statement measured never sees it; the error is
+ * dropped.  Interrupts are held throughout, so that no cancel meant for
+ * the statement is taken and dropped here; the ERROR zeroed the holdoff
+ * counts, which are put back.  Outside a transaction in progress (never
+ * expected at the end of a statement) no text is made.
  */
 char *
 pgsq_plan_text(QueryDesc *query, int *len)
 {
 	MemoryContext caller = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
 	MemoryContext work;
 	char	   *explained = NULL;
 	int			explained_len = 0;
 	char	   *result = NULL;
+	uint32		holdoff;
+	uint32		cancel_holdoff;
 
-	if (query->planstate == NULL)
+	if (query->planstate == NULL || !IsTransactionState())
 		return NULL;
 	work = AllocSetContextCreate(caller, "pg_stat_queries plan text",
 								 ALLOCSET_DEFAULT_SIZES);
 	HOLD_INTERRUPTS();
+	holdoff = InterruptHoldoffCount;
+	cancel_holdoff = QueryCancelHoldoffCount;
+	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(work);
 	PG_TRY();
 	{
@@ -337,19 +354,28 @@ pgsq_plan_text(QueryDesc *query, int *len)
 		ExplainBeginOutput(es);
 		ExplainPrintPlan(es, query);
 		ExplainEndOutput(es);
+
+		/* test/sql/plan_text_errors.sql: an error once EXPLAIN holds things */
+		INJECTION_POINT("pg-stat-queries-plan-text", NULL);
+
 		explained = es->str->data;
 		explained_len = es->str->len;
 		while (explained_len > 0 && explained[explained_len - 1] == '\n')
 			explained_len--;
+		ReleaseCurrentSubTransaction();
 	}
 	PG_CATCH();
 	{
 		MemoryContextSwitchTo(work);
 		FlushErrorState();
+		InterruptHoldoffCount = holdoff;
+		QueryCancelHoldoffCount = cancel_holdoff;
+		RollbackAndReleaseCurrentSubTransaction();
 		explained = NULL;
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(caller);
+	CurrentResourceOwner = owner;
 	RESUME_INTERRUPTS();
 
 	if (explained != NULL && explained_len > 0)

@@ -325,6 +325,20 @@ pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text, TimestampTz now)
 }
 
 /*
+ * Give an entry the text unless it has one or was closed, stamped with the
+ * time read under the entry lock (held exclusively); true if given
+ */
+static bool
+give_if_textless(PgsqSharedEntry *entry, dsa_pointer text)
+{
+	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_NONE)
+		return false;
+	chunk_of(text)->stored_at = GetCurrentTimestamp();
+	pgsq_text_give_locked(entry, text);
+	return true;
+}
+
+/*
  * Give the entry of the statement key, referenced by the caller, its text
  * unless it has one, or was closed; otherwise the text is discarded.  The
  * time is read under the entry lock: a reader of changed texts that did not
@@ -339,15 +353,35 @@ pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key, dsa_pointer text)
 	if (!DsaPointerIsValid(text))
 		return false;
 	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_NONE &&
-		(entry->data.stats_since == 0 ||
-		 pgsq_key_equals(&entry->data.key, key)))
-	{
-		chunk_of(text)->stored_at = GetCurrentTimestamp();
-		pgsq_text_give_locked(entry, text);
-		given = true;
-	}
+	if (entry->data.stats_since == 0 ||
+		pgsq_key_equals(&entry->data.key, key))
+		given = give_if_textless(entry, text);
 	LWLockRelease(&entry->header.lock);
+	if (!given)
+		pgsq_text_discard(text);
+	return given;
+}
+
+/*
+ * As pgsq_text_give, for a caller whose reference to the entry may have
+ * been collected since it was found: the entry is looked up again in the
+ * shared hash, under its partition lock.
+ */
+bool
+pgsq_text_give_by_key(const PgsqKey *key, dsa_pointer text)
+{
+	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
+	bool		given = false;
+
+	if (!DsaPointerIsValid(text))
+		return false;
+	entry = pgsq_lock_statement_entry(key, LW_EXCLUSIVE, &hent);
+	if (entry != NULL)
+	{
+		given = give_if_textless(entry, text);
+		pgsq_unlock_statement_entry(entry, hent);
+	}
 	if (!given)
 		pgsq_text_discard(text);
 	return given;
