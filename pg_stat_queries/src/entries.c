@@ -123,6 +123,31 @@ pgsq_unlock_statement_entry(PgsqSharedEntry *entry,
 	dshash_release_lock(pgStatLocal.shared_hash, hent);
 }
 
+/*
+ * As pgsq_text_give, for a caller whose reference to the entry may have
+ * been collected since it was found: the entry is looked up again in the
+ * shared hash, under its partition lock.
+ */
+bool
+pgsq_text_give_by_key(const PgsqKey *key, dsa_pointer text)
+{
+	PgStatShared_HashEntry *hent;
+	PgsqSharedEntry *entry;
+	bool		given = false;
+
+	if (!DsaPointerIsValid(text))
+		return false;
+	entry = pgsq_lock_statement_entry(key, LW_EXCLUSIVE, &hent);
+	if (entry != NULL)
+	{
+		given = pgsq_text_give_if_none(entry, text);
+		pgsq_unlock_statement_entry(entry, hent);
+	}
+	if (!given)
+		pgsq_text_discard(text);
+	return given;
+}
+
 /* The next of our entries in a scan begun with dshash_seq_init, or NULL */
 PgsqSharedEntry *
 pgsq_scan_next_entry(dshash_seq_status *hstat)

@@ -442,7 +442,7 @@ extern void pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text,
 							   TimestampTz now);
 extern bool pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key,
 						   dsa_pointer text);
-extern bool pgsq_text_give_by_key(const PgsqKey *key, dsa_pointer text);
+extern bool pgsq_text_give_if_none(PgsqSharedEntry *entry, dsa_pointer text);
 extern void pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text);
 extern dsa_pointer pgsq_text_take(PgsqSharedEntry *entry);
 extern void pgsq_text_reopen(PgsqSharedEntry *entry);
@@ -576,6 +576,7 @@ extern PgsqSharedEntry *pgsq_lock_statement_entry(const PgsqKey *key,
 												  PgStatShared_HashEntry **hent);
 extern void pgsq_unlock_statement_entry(PgsqSharedEntry *entry,
 										PgStatShared_HashEntry *hent);
+extern bool pgsq_text_give_by_key(const PgsqKey *key, dsa_pointer text);
 extern PgsqSharedEntry *pgsq_scan_next_entry(dshash_seq_status *hstat);
 extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
 												 uint64 objid,

@@ -328,8 +328,8 @@ pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text, TimestampTz now)
  * Give an entry the text unless it has one or was closed, stamped with the
  * time read under the entry lock (held exclusively); true if given
  */
-static bool
-give_if_textless(PgsqSharedEntry *entry, dsa_pointer text)
+bool
+pgsq_text_give_if_none(PgsqSharedEntry *entry, dsa_pointer text)
 {
 	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_NONE)
 		return false;
@@ -355,33 +355,8 @@ pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key, dsa_pointer text)
 	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
 	if (entry->data.stats_since == 0 ||
 		pgsq_key_equals(&entry->data.key, key))
-		given = give_if_textless(entry, text);
+		given = pgsq_text_give_if_none(entry, text);
 	LWLockRelease(&entry->header.lock);
-	if (!given)
-		pgsq_text_discard(text);
-	return given;
-}
-
-/*
- * As pgsq_text_give, for a caller whose reference to the entry may have
- * been collected since it was found: the entry is looked up again in the
- * shared hash, under its partition lock.
- */
-bool
-pgsq_text_give_by_key(const PgsqKey *key, dsa_pointer text)
-{
-	PgStatShared_HashEntry *hent;
-	PgsqSharedEntry *entry;
-	bool		given = false;
-
-	if (!DsaPointerIsValid(text))
-		return false;
-	entry = pgsq_lock_statement_entry(key, LW_EXCLUSIVE, &hent);
-	if (entry != NULL)
-	{
-		given = give_if_textless(entry, text);
-		pgsq_unlock_statement_entry(entry, hent);
-	}
 	if (!given)
 		pgsq_text_discard(text);
 	return given;
