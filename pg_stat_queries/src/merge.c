@@ -15,6 +15,7 @@
 
 #include "access/xact.h"
 #include "lib/dshash.h"
+#include "utils/injection_point.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -212,21 +213,36 @@ static PgsqCreateResult
 create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 			 uint32 usage, const PgsqTextSource *src)
 {
-	PgsqCreateResult result;
-	dsa_pointer text;
+	PgsqCreateResult result = CREATE_REFUSED;
+	volatile dsa_pointer text = InvalidDsaPointer;
 
 	if (!pgsq_reserve_entry(pgsq_key_is_plan(key)))
 		return CREATE_REFUSED;
 
 	/*
-	 * A plan's text (EXPLAIN: more instructions than all else a new
-	 * statement costs) is made when the plan runs again (capture.c), not
-	 * now: most plans that run once belong to statements that run once.
+	 * An error from here on (out of memory normalizing the text, say) gives
+	 * the room back: a claim lost would lower the bound for the uptime.
 	 */
-	text = src != NULL && !pgsq_key_is_plan(key) ?
-		pgsq_statement_text(key, src) : InvalidDsaPointer;
-
-	result = pgsq_create_unreferenced(key, objid, first, usage, text);
+	PG_TRY();
+	{
+		/*
+		 * A plan's text (EXPLAIN: more instructions than all else a new
+		 * statement costs) is made when the plan runs again (capture.c), not
+		 * now: most plans that run once belong to statements that run once.
+		 */
+		if (src != NULL && !pgsq_key_is_plan(key))
+			text = pgsq_statement_text(key, src);
+		/* test/sql/room_claims.sql: an error once room is claimed */
+		INJECTION_POINT("pg-stat-queries-create-entry", NULL);
+		result = pgsq_create_unreferenced(key, objid, first, usage, text);
+	}
+	PG_CATCH();
+	{
+		pgsq_text_discard(text);
+		pgsq_entry_not_created(pgsq_key_is_plan(key));
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	if (result == CREATE_DONE)
 		pgsq_entry_created(objid);
 	else
@@ -558,27 +574,15 @@ pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 										 objid, false, NULL);
 		if (entry_ref == NULL)
 		{
-			/* missing: create it in room reserved first, then reference it */
-			if (!pgsq_reserve_entry(pgsq_key_is_plan(key)))
+			/*
+			 * missing: create it in room reserved first, then reference it;
+			 * refused if others filled the table first, or shared memory is
+			 * out (never an error)
+			 */
+			if (create_entry(key, objid, NULL, 0, NULL) == CREATE_REFUSED)
 			{
-				/* others filled the table first: refused */
 				count_refused(key);
 				return NULL;
-			}
-			switch (pgsq_create_unreferenced(key, objid, NULL, 0,
-											 InvalidDsaPointer))
-			{
-				case CREATE_DONE:
-					pgsq_entry_created(objid);
-					break;
-				case CREATE_EXISTS:
-					pgsq_entry_not_created(pgsq_key_is_plan(key));
-					break;
-				case CREATE_REFUSED:
-					/* out of shared memory: refused, never an error */
-					pgsq_entry_not_created(pgsq_key_is_plan(key));
-					count_refused(key);
-					return NULL;
 			}
 			continue;
 		}
