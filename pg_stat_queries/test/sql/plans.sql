@@ -4,7 +4,7 @@
 -- a bound of their own (max_plans) and go with their statement's reset.
 -- Plan ids are never printed: rows, calls and texts are.
 SELECT pg_stat_queries_reset() IS NOT NULL AS t;
-SELECT max_plans, num_plans >= 0 AS has_num_plans, untracked_plans
+SELECT max_plans, num_plans, untracked_plans
   FROM pg_stat_queries_info;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
