@@ -819,6 +819,15 @@ pgsq_plan_replay(const PgsqKey *statement)
 }
 
 
+/* Keep failures aside until this backend's stale reference is collected */
+static void
+park_failures(const PgsqKey *key, const PgsqTextSource *src, int64 count,
+			  double ms, int sqlstate, TimestampTz at)
+{
+	pgsq_park_ready();
+	pgsq_add_failures(pgsq_park(key, src), count, ms, sqlstate, at);
+}
+
 /*
  * Count executions of a statement that ended in an error (count of them,
  * ms in all, the latest's SQLSTATE and time), at a safe point after them
@@ -840,6 +849,16 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 
 	pgsq_counters_clear(&counters);
 	pgsq_add_failures(&counters, count, ms, sqlstate, at);
+
+	/*
+	 * test/t/022_exit_park.pl: this backend's reference taken for stale, as
+	 * when the entry was just evicted
+	 */
+	if (IS_INJECTION_POINT_ATTACHED("pg-stat-queries-stale-reference"))
+	{
+		park_failures(key, src, count, ms, sqlstate, at);
+		return;
+	}
 
 	/* an entry this backend created at parse analysis, not merged into yet */
 	if (pgsq_is_fresh_entry(key) && pgsq_merge_fresh(key, &counters))
@@ -863,10 +882,7 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 	if (entry == NULL)
 	{
 		if (stale)
-		{
-			pgsq_park_ready();
-			pgsq_add_failures(pgsq_park(key, src), count, ms, sqlstate, at);
-		}
+			park_failures(key, src, count, ms, sqlstate, at);
 		return;
 	}
 	(void) pgsq_merge_into_entry(entry, key, &counters, 0, false);
