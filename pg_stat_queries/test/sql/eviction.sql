@@ -5,7 +5,10 @@ ALTER SYSTEM SET pg_stat_queries.max = 100;
 -- passes as fast as statements come (the gap between them is tested below)
 ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = 0;
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.2);
+-- until this backend has the new settings
+\o /dev/null
+SELECT 1 WHERE current_setting('pg_stat_queries.min_sweep_interval') <> '0' \watch i=0.01 c=3000 m=1
+\o
 SHOW pg_stat_queries.max;
 
 -- 300 statements with distinct query ids (one more column each)
@@ -41,7 +44,10 @@ SELECT count(*) = 5 AS newest_kept FROM pg_stat_queries
 -- raising max needs no restart
 ALTER SYSTEM SET pg_stat_queries.max = 1000;
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.2);
+-- until this backend has the new settings
+\o /dev/null
+SELECT 1 WHERE current_setting('pg_stat_queries.max') <> '1000' \watch i=0.01 c=3000 m=1
+\o
 \set ECHO none
 \o /dev/null
 SELECT format('SELECT %s', string_agg('2', ', ')) AS stmt
@@ -58,7 +64,10 @@ SELECT num_entries >= 250 AS grew, max FROM pg_stat_queries_info;
 ALTER SYSTEM SET pg_stat_queries.max = 100;
 ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = '1h';
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.2);
+-- until this backend has the new settings
+\o /dev/null
+SELECT 1 WHERE current_setting('pg_stat_queries.min_sweep_interval') <> '1h' \watch i=0.01 c=3000 m=1
+\o
 SELECT pg_stat_queries_reset() IS NOT NULL AS t;
 \set ECHO none
 \o /dev/null
@@ -78,7 +87,10 @@ SELECT evicted_entries AS evicted, dealloc = 0 AS no_dealloc,
 -- at once, and sweeping evicts again.
 ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = 0;
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.2);
+-- until this backend has the new settings
+\o /dev/null
+SELECT 1 WHERE current_setting('pg_stat_queries.min_sweep_interval') <> '0' \watch i=0.01 c=3000 m=1
+\o
 \set ECHO none
 \o /dev/null
 SELECT format('SELECT %s', string_agg('4', ', ')) AS stmt
@@ -96,7 +108,10 @@ SELECT evicted_entries > 0 AS evicted, num_entries <= 105 AS within_bound
 -- the table to stay below max.
 ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = '200ms';
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.2);
+-- until this backend has the new settings
+\o /dev/null
+SELECT 1 WHERE current_setting('pg_stat_queries.min_sweep_interval') <> '200ms' \watch i=0.01 c=3000 m=1
+\o
 SET pg_stat_queries.track = 'all';
 SELECT pg_stat_queries_reset() IS NOT NULL AS t;
 DO $$
