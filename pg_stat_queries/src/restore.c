@@ -961,7 +961,9 @@ give_to_entry(const LegacyKey *legacy_key, dsa_pointer text,
 			pgsq_text_give_locked(entry, text);
 			text = InvalidDsaPointer;
 		}
-		if (DsaPointerIsValid(rare_chunk) && !DsaPointerIsValid(entry->rare))
+		/* a closed entry (being evicted) would never free it */
+		if (DsaPointerIsValid(rare_chunk) && !DsaPointerIsValid(entry->rare) &&
+			!pgsq_text_closed(entry))
 		{
 			pgsq_rare_give(entry, rare_chunk);
 			rare_chunk = InvalidDsaPointer;

@@ -61,7 +61,17 @@ typedef struct SaveWriter
 	FILE	   *file;
 	pg_crc32c	crc;
 	bool		failed;
+	int			failed_errno;	/* errno of the first failure */
 } SaveWriter;
+
+/* Note a failed write, keeping the errno of the first one for the report */
+static void
+write_failed(SaveWriter *w)
+{
+	if (!w->failed)
+		w->failed_errno = errno != 0 ? errno : EIO;
+	w->failed = true;
+}
 
 /* Write bytes, adding them to the CRC */
 static void
@@ -71,7 +81,7 @@ write_bytes(SaveWriter *w, const void *bytes, Size len)
 		return;
 	COMP_CRC32C(w->crc, bytes, len);
 	if (fwrite(bytes, 1, len, w->file) != len)
-		w->failed = true;
+		write_failed(w);
 }
 
 /* Write a column list: count, then each name's length, name and size */
@@ -199,7 +209,7 @@ write_contents(SaveWriter *w)
 	if (!w->failed &&
 		(fwrite(&trailer.crc, sizeof(trailer.crc), 1, w->file) != 1 ||
 		 fwrite(&trailer.entries, sizeof(trailer.entries), 1, w->file) != 1))
-		w->failed = true;
+		write_failed(w);
 }
 
 /*
@@ -211,7 +221,7 @@ write_contents(SaveWriter *w)
 void
 pgsq_savefile_write(void)
 {
-	SaveWriter	w = {NULL, 0, false};
+	SaveWriter	w = {NULL, 0, false, 0};
 
 	if (!pgsq_save)
 	{
@@ -241,9 +251,11 @@ pgsq_savefile_write(void)
 	PG_END_TRY();
 
 	if (FreeFile(w.file) != 0)
-		w.failed = true;
+		write_failed(&w);
 	if (w.failed)
 	{
+		/* %m reports the failure's errno, not that of the calls since */
+		errno = w.failed_errno;
 		ereport(LOG,
 				(errcode_for_file_access(),
 				 errmsg("could not write file \"%s\": %m", PGSQ_SAVE_FILE_TMP)));
