@@ -309,6 +309,129 @@ mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
 	return out.data;
 }
 
+/* Can this byte be part of a word: an identifier, keyword or $n? */
+static inline bool
+is_word_char(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c == '$' || IS_HIGHBIT_SET(c);
+}
+
+/* The largest n of the $n in text, 0 if none */
+static int
+largest_placeholder(const char *text, int len)
+{
+	int			largest = 0;
+
+	for (int i = 0; i < len; i++)
+	{
+		int			n = 0;
+
+		if (text[i] != '$' || (i > 0 && is_word_char((unsigned char) text[i - 1])))
+			continue;
+		while (i + 1 < len && isdigit((unsigned char) text[i + 1]) && n < 100000000)
+			n = n * 10 + (text[++i] - '0');
+		largest = Max(largest, n);
+	}
+	return largest;
+}
+
+/*
+ * Labels after which EXPLAIN prints, to the end of the line, a value from
+ * the options of another object: file_fdw's file or program
+ */
+static const char *const explain_option_values[] = {
+	"Foreign File: ", "Foreign Program: "
+};
+
+/*
+ * Where the value ends (its line's end) if one of the labels above starts
+ * at text[at], else at
+ */
+static int
+option_value_end(const char *text, int len, int at)
+{
+	for (int k = 0; k < lengthof(explain_option_values); k++)
+	{
+		const char *label = explain_option_values[k];
+		int			llen = strlen(label);
+		int			end = at + llen;
+
+		if (len - at < llen || strncmp(text + at, label, llen) != 0)
+			continue;
+		while (end < len && text[end] != '\n')
+			end++;
+		return end;
+	}
+	return at;
+}
+
+/*
+ * Copy a normalized plan text with the values the literal rule cannot tell
+ * from words replaced by placeholders numbered after its own: the boolean
+ * constants EXPLAIN prints as the keywords true and false (unquoted, so
+ * never an identifier), and the option values of the labels above.  Quoted
+ * identifiers are copied as they are.
+ */
+static char *
+mask_plan_values(const char *text, int len, int *out_len)
+{
+	StringInfoData out;
+	int			next = largest_placeholder(text, len) + 1;
+	bool		line_start = true;
+
+	initStringInfo(&out);
+	for (int i = 0; i < len; i++)
+	{
+		char		c = text[i];
+
+		if (c == '"')
+		{
+			int			end = i + 1;
+
+			while (end < len && text[end] != '"')
+				end++;
+			appendBinaryStringInfo(&out, text + i, Min(end + 1, len) - i);
+			i = end;
+			line_start = false;
+			continue;
+		}
+		if (line_start && c != ' ')
+		{
+			int			value_end = option_value_end(text, len, i);
+
+			line_start = false;
+			if (value_end > i)
+			{
+				/* the label, then a placeholder to the end of the line */
+				while (text[i] != ':')
+					appendStringInfoChar(&out, text[i++]);
+				appendStringInfo(&out, ": $%d", next++);
+				i = value_end - 1;
+				continue;
+			}
+		}
+		if ((c == 't' || c == 'f' || c == 'T' || c == 'F') &&
+			(i == 0 || !is_word_char((unsigned char) text[i - 1])))
+		{
+			int			wlen = (c == 't' || c == 'T') ? 4 : 5;
+
+			if (len - i >= wlen &&
+				pg_strncasecmp(text + i, wlen == 4 ? "true" : "false", wlen) == 0 &&
+				(i + wlen == len || !is_word_char((unsigned char) text[i + wlen])))
+			{
+				appendStringInfo(&out, "$%d", next++);
+				i += wlen - 1;
+				continue;
+			}
+		}
+		if (c == '\n')
+			line_start = true;
+		appendStringInfoChar(&out, c);
+	}
+	*out_len = out.len;
+	return out.data;
+}
+
 /*
  * The text of the plan a statement ran, at its end: EXPLAIN (COSTS OFF),
  * made literal-free; NULL if it cannot be made (never an error).
@@ -389,8 +512,11 @@ pgsq_plan_text(QueryDesc *query, int *len)
 		pfree(masked);
 		if (norm != NULL)
 		{
-			result = mask_explain_numbers(norm, masked_len, false, len);
+			char	   *values = mask_plan_values(norm, masked_len, &masked_len);
+
 			pfree(norm);
+			result = mask_explain_numbers(values, masked_len, false, len);
+			pfree(values);
 		}
 	}
 	MemoryContextDelete(work);

@@ -22,20 +22,20 @@ BEGIN
   INSERT INTO pct_durations VALUES (after - before);
 END $$;
 
--- 80 sleeps of 4 ms and 20 of 40 ms, in two backends (the second half
+-- 80 sleeps of 2 ms and 20 of 100 ms, in two backends (the second half
 -- after a reconnection), so the histogram is merged from both
-SELECT count(pct_sleep(CASE WHEN i % 5 = 0 THEN 40 ELSE 4 END))
+SELECT count(pct_sleep(CASE WHEN i % 5 = 0 THEN 100 ELSE 2 END))
   FROM generate_series(1, 50) i;
 \c
 SET pg_stat_queries.track = 'all';
-SELECT count(pct_sleep(CASE WHEN i % 5 = 0 THEN 40 ELSE 4 END))
+SELECT count(pct_sleep(CASE WHEN i % 5 = 0 THEN 100 ELSE 2 END))
   FROM generate_series(1, 50) i;
 
 -- all 100 executions, 80 fast and 20 slow, in the histogram, whose buckets
 -- are eighteenths of a doubling (ratios 1.0385 to 1.0400)
 SELECT calls, sum(h.count) AS counted,
-       sum(h.count) FILTER (WHERE h.upper_bound <= 20) AS fast,
-       sum(h.count) FILTER (WHERE h.lower_bound >= 20) AS slow,
+       sum(h.count) FILTER (WHERE h.upper_bound <= 50) AS fast,
+       sum(h.count) FILTER (WHERE h.lower_bound >= 50) AS slow,
        bool_and(h.upper_bound / h.lower_bound BETWEEN 1.0384 AND 1.0401) AS eighteenth_of_doubling
   FROM pg_stat_queries s,
        pg_stat_queries_histogram(s.userid, s.dbid, s.queryid, s.toplevel) h
@@ -54,7 +54,7 @@ SELECT truth.n,
        abs(p50_exec_time / truth.p50 - 1) <= 0.02 AS p50_ok,
        abs(p95_exec_time / truth.p95 - 1) <= 0.02 AS p95_ok,
        abs(p99_exec_time / truth.p99 - 1) <= 0.02 AS p99_ok,
-       p50_exec_time < 20 AND p95_exec_time > 20 AS fast_and_slow,
+       p50_exec_time < 50 AND p95_exec_time > 50 AS fast_and_slow,
        p50_exec_time >= min_exec_time AND p99_exec_time <= max_exec_time AS within_min_max
   FROM pg_stat_queries, truth
  WHERE query = 'SELECT pg_sleep(ms / $2)';
