@@ -51,8 +51,13 @@
  */
 #define PGSQ_BUSY_CLOCK_EVERY 256
 
-/* Statements pending that are merged at once, whatever the time */
-#define PGSQ_BUSY_FLUSH_COUNT 4096
+/*
+ * Statements pending that are merged at once, whatever the time: a little
+ * below the table's size at that point (a power of two), as the merge comes
+ * at the end of the statement, after the statement's plan has taken a slot
+ * too; at the size itself, that slot would double the table first.
+ */
+#define PGSQ_BUSY_FLUSH_COUNT (4096 - 64)
 
 /*
  * The statements with pending counts, in the order they got their first:
