@@ -68,6 +68,17 @@ count_refused(const PgsqKey *key)
 	pgstat_report_fixed = true;
 }
 
+/*
+ * Count the executions of pending counts that could not be merged as
+ * refused: the statement's, and a plan's (whose statement is counted)
+ */
+void
+pgsq_refuse_pending(const PgsqKey *key, int64 calls)
+{
+	for (int64 i = 0; i < calls; i++)
+		count_refused(key);
+}
+
 /* Add this backend's refused executions to the shared count */
 void
 pgsq_flush_refused(void)

@@ -925,6 +925,27 @@ flush_one(PendingStmt *ps, bool nowait)
 }
 
 /*
+ * Give up the pending counts that a merge waiting for locks could not set
+ * into their entries (shared memory was out for their first rare counts):
+ * counted as untracked executions, rather than kept, which would grow the
+ * table with every new statement and have each statement merge it again.
+ */
+static void
+refuse_unmerged(void)
+{
+	for (int i = 0; i < pending_count; i++)
+	{
+		PendingStmt *ps = &pending_stmts[i];
+
+		if (pending_merged(ps))
+			continue;
+		pgsq_refuse_pending(&ps->key, ps->counters.main.exec.calls);
+		ps->ref_generation = MERGED_GENERATION;
+	}
+	(void) pgsq_flush_pending(false);	/* compacts: nothing is left */
+}
+
+/*
  * Merge every statement's pending counts, without waiting for an entry lock
  * if nowait.  Returns true if some stay pending (their locks were busy).
  */
@@ -1053,6 +1074,8 @@ pgsq_busy_check(void)
 	{
 		/* waiting for entry locks, so that the table does shrink */
 		(void) pgsq_flush_pending(false);
+		if (pending_count >= PGSQ_BUSY_FLUSH_COUNT)
+			refuse_unmerged();
 		return;
 	}
 	now = in_block ? GetCurrentStatementStartTimestamp() :

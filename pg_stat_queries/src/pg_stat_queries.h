@@ -802,6 +802,7 @@ extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,
 										  const PgsqCounters *counters,
 										  const PgsqTextSource *src);
 extern void pgsq_flush_refused(void);
+extern void pgsq_refuse_pending(const PgsqKey *key, int64 calls);
 extern void pgsq_refs_reserve_memory(void);
 
 /*
