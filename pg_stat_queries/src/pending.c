@@ -638,6 +638,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 	}
 	if (ps->mirror_pos >= 0)
 	{
+		/* the plan's counts are its statement's: it ran, and is used */
+		pgsq_entry_used(pending_stmts[ps->mirror_pos].entry);
 		if (plan_counting)
 			*plan_counting = PGSQ_PLAN_COUNTED;
 	}
