@@ -445,6 +445,8 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 {
 	PgsqKey		key;
 
+	/* first: a text is read as it was lexed, and it was lexed just now */
+	pgsq_scs_seen();
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 

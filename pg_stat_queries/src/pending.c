@@ -1256,6 +1256,7 @@ typedef struct NotedFailure
 	char	   *stmt;			/* its text, cut out of the source; or NULL */
 	int			location;		/* of the statement in stmt's source */
 	int			len;			/* (both set with stmt) */
+	PgsqScs		scs;			/* what was known of its lexing, then */
 } NotedFailure;
 
 static NotedFailure *noted = NULL;
@@ -1420,6 +1421,7 @@ pgsq_failure_noted(int64 queryid, Oid userid, int level, const char *source,
 
 		f->location = location;
 		f->len = len;
+		f->scs = pgsq_scs_lexed_here();
 		stmt = CleanQuerytext(source, &f->location, &f->len);
 		if (f->len <= PGSQ_FAILURE_TEXT_MAX)
 		{
@@ -1460,7 +1462,7 @@ pgsq_failures_count(void)
 		if (f.reset_count == reset_count)
 		{
 			PgsqTextSource src = {f.stmt, f.location, f.len, NULL, f.level,
-			true};
+			true, NULL, f.scs};
 
 			pgsq_record_failure(&f.key, f.stmt != NULL ? &src : NULL,
 								f.count, f.ms, f.sqlstate, f.at);
