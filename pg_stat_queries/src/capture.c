@@ -614,6 +614,7 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 	PgsqWindow	window;
 	PgsqUsage	usage;
 
+	pgsq_maybe_count_failures();
 	if (measure)
 		pgsq_window_begin(&window);
 
@@ -670,6 +671,7 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	LocalTransactionId lxid = MyProc->vxid.lxid;
 
+	pgsq_maybe_count_failures();
 	forget_past_slots(lxid);
 
 	/* no error frame here (too dear per statement): see note_start_failure */
@@ -940,6 +942,8 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PgsqWindow	window;
 	PgsqUsage	usage;
 	uint64		rows;
+
+	pgsq_maybe_count_failures();
 
 	/* a transaction block's statements look at the time (pgsq_busy_check) */
 	if (IsA(parsetree, TransactionStmt))

@@ -913,6 +913,22 @@ extern void pgsq_failure_noted(int64 queryid, Oid userid, int level,
 							   const char *source, int location, int len,
 							   double ms);
 extern void pgsq_failures_count(void);
+extern void pgsq_failures_count_busy(void);
+
+extern PGDLLIMPORT bool pgsq_failures_due;
+
+/*
+ * At a statement's start: count the failures noted so far if they take
+ * much memory.  A statement running many others that fail, their errors
+ * caught, keeps this backend from going idle, and each note made since the
+ * last count follows the start of the statement it notes.
+ */
+static inline void
+pgsq_maybe_count_failures(void)
+{
+	if (unlikely(pgsq_failures_due))
+		pgsq_failures_count_busy();
+}
 
 
 /*----------------------------------------------------------------------
