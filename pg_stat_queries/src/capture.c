@@ -445,6 +445,8 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 {
 	PgsqKey		key;
 
+	/* first: a text is read as it was lexed, and it was lexed just now */
+	pgsq_scs_seen();
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 
@@ -612,6 +614,7 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 	PgsqWindow	window;
 	PgsqUsage	usage;
 
+	pgsq_maybe_count_failures();
 	if (measure)
 		pgsq_window_begin(&window);
 
@@ -668,6 +671,7 @@ pgsq_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	LocalTransactionId lxid = MyProc->vxid.lxid;
 
+	pgsq_maybe_count_failures();
 	forget_past_slots(lxid);
 
 	/* no error frame here (too dear per statement): see note_start_failure */
@@ -938,6 +942,8 @@ pgsq_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PgsqWindow	window;
 	PgsqUsage	usage;
 	uint64		rows;
+
+	pgsq_maybe_count_failures();
 
 	/* a transaction block's statements look at the time (pgsq_busy_check) */
 	if (IsA(parsetree, TransactionStmt))

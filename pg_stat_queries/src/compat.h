@@ -47,7 +47,8 @@
  *	 any more;
  * - pgstat_drop_entry took the missing_ok of 18's pgstat_drop_entry_ext;
  * - WalUsage counts the bytes of full-page images (wal_fpi_bytes);
- * - the scanner lost escape_string_warning;
+ * - the scanner lost escape_string_warning, and standard_conforming_strings,
+ *	 which can no longer be off;
  * - pg_attribute_always_inline is spelled pg_always_inline;
  * - executions know whether their plan was generic or custom
  *	 (PlannedStmt.planOrigin), which pg_stat_statements 1.13 counts.
@@ -78,6 +79,7 @@
 	pgstat_drop_entry_ext(kind, dboid, objid, true)
 #define PGSQ_WALUSAGE_FIELDS 4
 #define PGSQ_SCANNER_WARNS_ESCAPES 1
+#define PGSQ_SCANNER_READS_SCS 1
 #define pgsq_plan_cache_of(pstmt) PGSQ_PLAN_NOT_CACHED
 #define pgsq_always_inline pg_attribute_always_inline
 #endif

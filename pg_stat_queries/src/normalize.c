@@ -18,6 +18,23 @@
  * records only where it starts).  The output is a StringInfo that grows as
  * needed, so no estimate of the placeholders' width can overrun it.
  *
+ * The scanner must read a text as PostgreSQL's parser lexed it, and on
+ * PostgreSQL 18 that depends on standard_conforming_strings: with it off,
+ * a backslash in a '...' string escapes the next character, so 'a\', ' is
+ * one string, and with it on 'a\' is.  Scanned under the other setting, a
+ * literal's contents can come out as words.  The setting in force when a
+ * text is normalized need not be the one it was lexed with: PostgreSQL
+ * lexes a whole query string before running the first of its statements
+ * (one of which may SET it), and a text may be normalized long after its
+ * parse (a failure counted after ROLLBACK undid a SET, a prepared statement
+ * whose entry was evicted).  Without a backslash the two settings read a
+ * text alike.  With one, the setting is known where this backend has lexed
+ * every text under the same one (pgsq_scs_lexed_here); otherwise the text is
+ * scanned under both, and kept only if they agree or one of them cannot
+ * read it.  backslash_quote and escape_string_warning only make the scanner
+ * raise errors and warnings, never read a text otherwise: ours raises
+ * neither.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -25,6 +42,7 @@
 #include "common/int.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "parser/parser.h"
 #include "parser/scanner.h"
 
 #include "pg_stat_queries.h"
@@ -56,15 +74,76 @@ compare_location(const void *a, const void *b)
 					  ((const LocationLen *) b)->location);
 }
 
-/* Start the core scanner as the raw parser would */
+/*
+ * The values of standard_conforming_strings this backend's parser lexed
+ * texts with, as seen at parse analysis: bits SCS_SEEN_OFF and SCS_SEEN_ON.
+ * Nothing runs between PostgreSQL's lexing of a query string and the parse
+ * analysis of its first statement (simple and extended protocol, SPI, SQL
+ * functions), so every value a text was lexed with is seen there.
+ */
+#ifdef PGSQ_SCANNER_READS_SCS
+#define SCS_SEEN_OFF 1
+#define SCS_SEEN_ON 2
+static int	scs_seen = 0;
+#endif
+
+/* At parse analysis: note the setting texts are being lexed with */
+void
+pgsq_scs_seen(void)
+{
+#ifdef PGSQ_SCANNER_READS_SCS
+	scs_seen |= standard_conforming_strings ? SCS_SEEN_ON : SCS_SEEN_OFF;
+#endif
+}
+
+/*
+ * The setting every text this backend lexed so far was lexed with, or
+ * PGSQ_SCS_UNKNOWN once it has lexed texts under both
+ */
+PgsqScs
+pgsq_scs_lexed_here(void)
+{
+#ifdef PGSQ_SCANNER_READS_SCS
+	if (scs_seen == SCS_SEEN_ON)
+		return PGSQ_SCS_ON;
+	if (scs_seen == SCS_SEEN_OFF)
+		return PGSQ_SCS_OFF;
+	return PGSQ_SCS_UNKNOWN;
+#else
+	return PGSQ_SCS_ON;			/* the only one there is */
+#endif
+}
+
+/* The setting in force: that of a text written now (a plan's, by EXPLAIN) */
+PgsqScs
+pgsq_scs_now(void)
+{
+#ifdef PGSQ_SCANNER_READS_SCS
+	return standard_conforming_strings ? PGSQ_SCS_ON : PGSQ_SCS_OFF;
+#else
+	return PGSQ_SCS_ON;
+#endif
+}
+
+/*
+ * Start the core scanner as the raw parser would, with
+ * standard_conforming_strings as given (PostgreSQL 18), warning of nothing
+ * and accepting \' (backslash_quote only decides whether it is an error)
+ */
 static core_yyscan_t
-start_scanner(const char *query, core_yy_extra_type *extra)
+start_scanner(const char *query, core_yy_extra_type *extra, bool scs_on)
 {
 	core_yyscan_t scanner;
 
 	scanner = scanner_init(query, extra, &ScanKeywords, ScanKeywordTokens);
+	extra->backslash_quote = BACKSLASH_QUOTE_ON;
 #ifdef PGSQ_SCANNER_WARNS_ESCAPES
 	extra->escape_string_warning = false;
+#endif
+#ifdef PGSQ_SCANNER_READS_SCS
+	extra->standard_conforming_strings = scs_on;
+#else
+	(void) scs_on;
 #endif
 	return scanner;
 }
@@ -168,12 +247,13 @@ add_replacement(ReplacementList *list, int start, int len,
  * to stmt), with the length the scanner finds for it, and each literal
  * token outside them.  A location that is not where a token starts is
  * ignored: the literal there, if any, is found as a token.  A negative
- * number's location is its '-' sign, and both tokens are taken.  Raises
- * the scanner's error if the text cannot be scanned.
+ * number's location is its '-' sign, and both tokens are taken.  The
+ * scanner reads strings with standard_conforming_strings as scs_on says.
+ * Raises the scanner's error if the text cannot be scanned.
  */
 static void
 find_replacements(const char *stmt, int len, const LocationLen *locs,
-				  int count, ReplacementList *list)
+				  int count, bool scs_on, ReplacementList *list)
 {
 	core_yy_extra_type extra;
 	core_yyscan_t scanner;
@@ -182,7 +262,7 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 	int			next = 0;		/* first location not yet reached */
 	int			covered_end = 0;	/* end of the latest replacement */
 
-	scanner = start_scanner(stmt, &extra);
+	scanner = start_scanner(stmt, &extra, scs_on);
 	while (core_yylex(&yylval, &yylloc, scanner) != 0)
 	{
 		int			start = yylloc;
@@ -242,6 +322,99 @@ find_replacements(const char *stmt, int len, const LocationLen *locs,
 }
 
 /*
+ * find_replacements, an error of the scanner caught: false if the text
+ * cannot be scanned under that setting (list is then left empty; what it
+ * held stays in the caller's memory context)
+ */
+static bool
+scan_statement(const char *stmt, int len, const LocationLen *locs, int count,
+			   bool scs_on, ReplacementList *list)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	uint32		holdoff = InterruptHoldoffCount;
+	uint32		cancel_holdoff = QueryCancelHoldoffCount;
+	volatile bool scanned = true;
+
+	PG_TRY();
+	{
+		find_replacements(stmt, len, locs, count, scs_on, list);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * The scanner's error (an unterminated string, say).  The ERROR
+		 * zeroed the holdoff counts of a caller that holds interrupts: put
+		 * back.
+		 */
+		MemoryContextSwitchTo(cxt);
+		FlushErrorState();
+		InterruptHoldoffCount = holdoff;
+		QueryCancelHoldoffCount = cancel_holdoff;
+		scanned = false;
+	}
+	PG_END_TRY();
+	if (!scanned)
+		memset(list, 0, sizeof(ReplacementList));
+	return scanned;
+}
+
+#ifdef PGSQ_SCANNER_READS_SCS
+/* Do two scans of a statement find the same replacements? */
+static bool
+same_replacements(const ReplacementList *a, const ReplacementList *b)
+{
+	if (a->count != b->count || a->unlocated != b->unlocated ||
+		a->highest_param != b->highest_param)
+		return false;
+	for (int i = 0; i < a->count; i++)
+	{
+		const Replacement *x = &a->items[i];
+		const Replacement *y = &b->items[i];
+
+		if (x->start != y->start || x->len != y->len ||
+			x->extern_param != y->extern_param || x->squashed != y->squashed)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Scan a statement lexed with a standard_conforming_strings not known:
+ * under both settings.  A setting the text cannot be scanned under is not
+ * the one PostgreSQL lexed it with (that succeeded), so if only one scans
+ * it, that one is right, and if both find the same literals, either is.
+ * Two different readings cannot be told apart: false, as for a text that
+ * cannot be scanned, rather than risk a literal.
+ */
+static bool
+scan_either_way(const char *stmt, int len, const LocationLen *locs,
+				int count, ReplacementList *list)
+{
+	ReplacementList off = {0};
+	bool		on_ok = scan_statement(stmt, len, locs, count, true, list);
+	bool		off_ok = scan_statement(stmt, len, locs, count, false, &off);
+	bool		same;
+
+	if (!on_ok)
+	{
+		*list = off;			/* the only reading, if any */
+		return off_ok;
+	}
+	if (!off_ok)
+		return true;
+	same = same_replacements(list, &off);
+	if (off.items != NULL)
+		pfree(off.items);
+	if (!same && list->items != NULL)
+	{
+		pfree(list->items);
+		memset(list, 0, sizeof(ReplacementList));
+	}
+	return same;
+}
+#endif
+
+/*
  * Write stmt with its replacements made.  Constants become $n numbered after
  * the highest parameter the statement uses, in text order; parameters are
  * kept as written, unless lists were squashed (then everything is
@@ -284,20 +457,20 @@ apply_replacements(const char *stmt, int len, const ReplacementList *list,
  * be scanned, so nothing in it can be told apart from a value.  jstate,
  * if not NULL, has the constant locations parse analysis recorded, relative
  * to the source string, in which the statement starts at query_loc.
- * *unlocated (if not NULL) is set to the number of literals found that
- * no recorded location covered.
+ * scs is the standard_conforming_strings it was lexed with, as far as
+ * known.  *unlocated (if not NULL) is set to the number of literals found
+ * that no recorded location covered.
  */
 char *
 pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
-			   int query_len, int *out_len, int *unlocated)
+			   int query_len, PgsqScs scs, int *out_len, int *unlocated)
 {
-	MemoryContext cxt = CurrentMemoryContext;
 	char	   *stmt = pnstrdup(query, query_len);
 	int			count = jstate != NULL ? jstate->clocations_count : 0;
 	LocationLen *locs = NULL;
 	ReplacementList list = {0};
 	char	   *result = NULL;
-	volatile bool failed = false;
+	bool		failed = false;
 
 	if (count > 0)
 	{
@@ -310,27 +483,16 @@ pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 
 	if (count > 0 || literal_may_start(stmt, 0, query_len))
 	{
-		uint32		holdoff = InterruptHoldoffCount;
-		uint32		cancel_holdoff = QueryCancelHoldoffCount;
-
-		PG_TRY();
-		{
-			find_replacements(stmt, query_len, locs, count, &list);
-		}
-		PG_CATCH();
-		{
-			/*
-			 * The scanner's error (an unterminated string, say): no text.
-			 * The ERROR zeroed the holdoff counts of a caller that holds
-			 * interrupts: put back.
-			 */
-			MemoryContextSwitchTo(cxt);
-			FlushErrorState();
-			InterruptHoldoffCount = holdoff;
-			QueryCancelHoldoffCount = cancel_holdoff;
-			failed = true;
-		}
-		PG_END_TRY();
+		if (scs == PGSQ_SCS_HERE)
+			scs = pgsq_scs_lexed_here();
+#ifdef PGSQ_SCANNER_READS_SCS
+		/* without a backslash, either setting reads the text alike */
+		if (scs == PGSQ_SCS_UNKNOWN && memchr(stmt, '\\', query_len) != NULL)
+			failed = !scan_either_way(stmt, query_len, locs, count, &list);
+		else
+#endif
+			failed = !scan_statement(stmt, query_len, locs, count,
+									 scs != PGSQ_SCS_OFF, &list);
 	}
 
 	if (!failed && list.count == 0)
@@ -344,7 +506,7 @@ pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 		result = apply_replacements(stmt, query_len, &list, jstate, out_len);
 	if (unlocated != NULL)
 		*unlocated = failed ? 0 : list.unlocated;
-	if (!failed && list.items != NULL)
+	if (list.items != NULL)
 		pfree(list.items);
 	if (locs != NULL)
 		pfree(locs);

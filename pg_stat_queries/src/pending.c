@@ -349,16 +349,19 @@ resize_pending(int size)
 		index_pending(pending_stmts[i].objid, i);
 }
 
+static void reserve_failure_memory(void);
+
 /*
  * Make the table of pending counts at its first size before any statement
  * runs (see _PG_init); it is still made on first use when this was not
- * called.
+ * called.  The memory context of noted failures is made here too.
  */
 void
 pgsq_pending_reserve_memory(void)
 {
 	if (pending_stmts == NULL)
 		resize_pending(PGSQ_PENDING_MIN_SIZE);
+	reserve_failure_memory();
 }
 
 /*
@@ -1286,6 +1289,7 @@ typedef struct NotedFailure
 	char	   *stmt;			/* its text, cut out of the source; or NULL */
 	int			location;		/* of the statement in stmt's source */
 	int			len;			/* (both set with stmt) */
+	PgsqScs		scs;			/* what was known of its lexing, then */
 } NotedFailure;
 
 static NotedFailure *noted = NULL;
@@ -1304,6 +1308,46 @@ static int	noted_index_mask = 0;
 
 /* Notes kept between counts without giving memory back */
 #define PGSQ_FAILURE_KEEP 64
+
+/* Memory the notes and their texts keep between counts, at most */
+#define PGSQ_FAILURE_KEEP_BYTES (16 * 1024)
+
+/*
+ * Notes, or bytes of their texts, past which they are counted at the next
+ * statement's start (pgsq_failures_due): a statement that runs many
+ * failing ones, catching their errors, keeps this backend from going idle.
+ * 20,000 distinct statements of 1 kB failing in one DO held 20 MB before.
+ */
+#define PGSQ_FAILURE_COUNT_AT 256
+#define PGSQ_FAILURE_TEXT_AT (1024 * 1024)
+
+/*
+ * Bounds that hold whatever one error notes on its way up (a note for each
+ * statement of ours it passes through, before any statement starts
+ * again): past them a failure is counted without its text, or not at all
+ */
+#define PGSQ_FAILURE_NOTES_MAX 8192
+#define PGSQ_FAILURE_TEXT_BUDGET (4 * 1024 * 1024)
+
+/*
+ * The notes and their texts live in a memory context of their own, reset
+ * once they are counted: in TopMemoryContext, the freed chunks of texts
+ * stayed in its free lists for the life of the backend.  Made at server
+ * start (pgsq_pending_reserve_memory): not while an error is on its way up.
+ */
+static MemoryContext failure_context = NULL;
+static Size noted_text_bytes = 0;	/* bytes of the texts the notes keep */
+bool		pgsq_failures_due = false;
+
+/* Make the memory context of noted failures (at server start) */
+static void
+reserve_failure_memory(void)
+{
+	if (failure_context == NULL)
+		failure_context = AllocSetContextCreate(TopMemoryContext,
+												"pg_stat_queries failures",
+												ALLOCSET_SMALL_SIZES);
+}
 
 /* First index slot to probe for a note */
 static inline uint32
@@ -1367,14 +1411,13 @@ make_room(void)
 
 	if (noted_count < noted_size)
 		return true;
-	size = Max(8, noted_size * 2);
-	if ((Size) size * sizeof(NotedFailure) > MaxAllocSize ||
-		(Size) size * 2 * sizeof(int) > MaxAllocSize)
+	if (noted_size >= PGSQ_FAILURE_NOTES_MAX)
 		return false;
-	array = MemoryContextAllocExtended(TopMemoryContext,
+	size = Max(8, noted_size * 2);
+	array = MemoryContextAllocExtended(failure_context,
 									   size * sizeof(NotedFailure),
 									   MCXT_ALLOC_NO_OOM);
-	index = MemoryContextAllocExtended(TopMemoryContext,
+	index = MemoryContextAllocExtended(failure_context,
 									   size * 2 * sizeof(int),
 									   MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
 	if (array == NULL || index == NULL)
@@ -1414,7 +1457,8 @@ pgsq_failure_noted(int64 queryid, Oid userid, int level, const char *source,
 	PgsqKey		key;
 	uint64		reset_count;
 
-	if (pgsq_state == NULL || queryid == INT64CONST(0))
+	if (pgsq_state == NULL || queryid == INT64CONST(0) ||
+		failure_context == NULL)
 		return;
 	memset(&key, 0, sizeof(key));
 	key.userid = userid;
@@ -1450,18 +1494,26 @@ pgsq_failure_noted(int64 queryid, Oid userid, int level, const char *source,
 
 		f->location = location;
 		f->len = len;
+		f->scs = pgsq_scs_lexed_here();
 		stmt = CleanQuerytext(source, &f->location, &f->len);
-		if (f->len <= PGSQ_FAILURE_TEXT_MAX)
+		if (f->len <= PGSQ_FAILURE_TEXT_MAX &&
+			noted_text_bytes + f->len + 1 <= PGSQ_FAILURE_TEXT_BUDGET)
 		{
-			f->stmt = MemoryContextAllocExtended(TopMemoryContext, f->len + 1,
+			f->stmt = MemoryContextAllocExtended(failure_context, f->len + 1,
 												 MCXT_ALLOC_NO_OOM);
 			if (f->stmt != NULL)
 			{
 				memcpy(f->stmt, stmt, f->len);
 				f->stmt[f->len] = '\0';
+				noted_text_bytes += f->len + 1;
 			}
 		}
 	}
+
+	/* counted at the next statement's start if they take much memory */
+	if (noted_count >= PGSQ_FAILURE_COUNT_AT ||
+		noted_text_bytes >= PGSQ_FAILURE_TEXT_AT)
+		pgsq_failures_due = true;
 
 	/* have the statistics system call our flush when this backend idles */
 	pgstat_report_fixed = true;
@@ -1470,13 +1522,16 @@ pgsq_failure_noted(int64 queryid, Oid userid, int level, const char *source,
 /*
  * Count the noted failures into their entries; a failure noted before a
  * reset that dropped entries goes with them.  Outside any error, where a
- * backend flushes its counts.  The memory of many notes is given back.
+ * backend flushes its counts, or at a statement's start when the notes
+ * take much memory (pgsq_maybe_count_failures).  The memory of many notes
+ * is given back.
  */
 void
 pgsq_failures_count(void)
 {
 	uint64		reset_count;
 
+	pgsq_failures_due = false;
 	if (noted_count == 0 || pgsq_state == NULL)
 		return;
 	reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
@@ -1490,21 +1545,40 @@ pgsq_failures_count(void)
 		if (f.reset_count == reset_count)
 		{
 			PgsqTextSource src = {f.stmt, f.location, f.len, NULL, f.level,
-			true};
+			true, NULL, f.scs};
 
 			pgsq_record_failure(&f.key, f.stmt != NULL ? &src : NULL,
 								f.count, f.ms, f.sqlstate, f.at);
 		}
 		if (f.stmt != NULL)
+		{
 			pfree(f.stmt);
+			noted_text_bytes -= f.len + 1;
+		}
 	}
-	if (noted_size > PGSQ_FAILURE_KEEP)
+	if (noted_size > PGSQ_FAILURE_KEEP ||
+		MemoryContextMemAllocated(failure_context, false) >
+		PGSQ_FAILURE_KEEP_BYTES)
 	{
-		pfree(noted);
-		pfree(noted_index);
+		/* the arrays, and the blocks the texts' chunks were freed into */
+		MemoryContextReset(failure_context);
 		noted = NULL;
 		noted_index = NULL;
 		noted_size = 0;
 		noted_index_mask = 0;
+		noted_text_bytes = 0;
 	}
+}
+
+/*
+ * Count the noted failures at a statement's start, pgsq_failures_due, if
+ * not in an aborted transaction block (only its end can run there: the
+ * count waits for this backend to go idle)
+ */
+void
+pgsq_failures_count_busy(void)
+{
+	if (IsAbortedTransactionBlockState())
+		return;
+	pgsq_failures_count();
 }

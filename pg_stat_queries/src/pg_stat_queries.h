@@ -384,9 +384,25 @@ extern bool pgsq_run_guarded(PgsqGuardedFn fn, void *arg, const char *what);
  *----------------------------------------------------------------------
  */
 
+/*
+ * The standard_conforming_strings a text was lexed with, as far as known:
+ * the scanner reads a backslash in a string by it, so a text scanned under
+ * another one can have a literal's contents taken for words
+ */
+typedef enum PgsqScs
+{
+	PGSQ_SCS_HERE = 0,			/* lexed by this backend: pgsq_scs_lexed_here */
+	PGSQ_SCS_UNKNOWN,			/* either (a text read back from a file) */
+	PGSQ_SCS_OFF,
+	PGSQ_SCS_ON,
+} PgsqScs;
+
+extern void pgsq_scs_seen(void);
+extern PgsqScs pgsq_scs_lexed_here(void);
+extern PgsqScs pgsq_scs_now(void);
 extern char *pgsq_normalize(const JumbleState *jstate, const char *query,
-							int query_loc, int query_len, int *out_len,
-							int *unlocated);
+							int query_loc, int query_len, PgsqScs scs,
+							int *out_len, int *unlocated);
 
 
 /*----------------------------------------------------------------------
@@ -761,6 +777,7 @@ typedef struct PgsqTextSource
 								 * out of its source text at location */
 	QueryDesc  *plan;			/* for a plan's entry: the statement whose
 								 * plan it is, at its end (source unused) */
+	PgsqScs		scs;			/* the setting it was lexed with */
 } PgsqTextSource;
 
 extern dsa_pointer pgsq_statement_text(const PgsqKey *key,
@@ -774,8 +791,8 @@ extern void pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 								   const JumbleState *jstate);
 extern char *pgsq_inflight_normalized(int level, int64 queryid,
 									  const char *stmt, int location,
-									  int stmt_len, int *out_len,
-									  bool *found);
+									  int stmt_len, PgsqScs scs,
+									  int *out_len, bool *found);
 
 
 /*----------------------------------------------------------------------
@@ -897,6 +914,22 @@ extern void pgsq_failure_noted(int64 queryid, Oid userid, int level,
 							   const char *source, int location, int len,
 							   double ms);
 extern void pgsq_failures_count(void);
+extern void pgsq_failures_count_busy(void);
+
+extern PGDLLIMPORT bool pgsq_failures_due;
+
+/*
+ * At a statement's start: count the failures noted so far if they take
+ * much memory.  A statement running many others that fail, their errors
+ * caught, keeps this backend from going idle, and each note made since the
+ * last count follows the start of the statement it notes.
+ */
+static inline void
+pgsq_maybe_count_failures(void)
+{
+	if (unlikely(pgsq_failures_due))
+		pgsq_failures_count_busy();
+}
 
 
 /*----------------------------------------------------------------------

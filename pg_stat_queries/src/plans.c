@@ -506,8 +506,10 @@ pgsq_plan_text(QueryDesc *query, int *len)
 		int			masked_len;
 		char	   *masked = mask_explain_numbers(explained, explained_len, true,
 											  &masked_len);
+
+		/* EXPLAIN wrote its strings for the setting in force */
 		char	   *norm = pgsq_normalize(NULL, masked, 0, masked_len,
-										  &masked_len, NULL);
+										  pgsq_scs_now(), &masked_len, NULL);
 
 		pfree(masked);
 		if (norm != NULL)

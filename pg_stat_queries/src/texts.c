@@ -82,19 +82,20 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 		CleanQuerytext(src->source, &location, &len);
 	text_len = len;
 	if (src->jstate != NULL)
-		norm = pgsq_normalize(src->jstate, stmt, location, len, &text_len,
-							  NULL);
+		norm = pgsq_normalize(src->jstate, stmt, location, len, src->scs,
+							  &text_len, NULL);
 	else
 	{
 		bool		found;
 		int			unlocated;
 
 		norm = pgsq_inflight_normalized(src->level, key->queryid, stmt,
-										location, len, &text_len, &found);
+										location, len, src->scs, &text_len,
+										&found);
 		if (!found)
 		{
-			norm = pgsq_normalize(NULL, stmt, location, len, &text_len,
-								  &unlocated);
+			norm = pgsq_normalize(NULL, stmt, location, len, src->scs,
+								  &text_len, &unlocated);
 			if (unlocated > 0)
 			{
 				/*
@@ -138,7 +139,8 @@ pgsq_saved_text(const char *text, int len, int encoding, bool literal_free)
 
 	if (literal_free)
 		return pgsq_text_prepare(text, len, encoding);
-	norm = pgsq_normalize(NULL, text, 0, len, &norm_len, NULL);
+	norm = pgsq_normalize(NULL, text, 0, len, PGSQ_SCS_UNKNOWN, &norm_len,
+						  NULL);
 	return prepare_normalized(norm, norm_len, encoding);
 }
 
@@ -276,14 +278,15 @@ pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 
 /*
  * The normalized text (palloc'd, *out_len bytes) of a statement ending at
- * this nesting level, normalized with the constant locations parse analysis
- * left for the very same text.  *found tells whether it left them; if it
- * did, NULL means the text cannot be made literal-free (normalize.c).
+ * this nesting level, lexed with scs, normalized with the constant
+ * locations parse analysis left for the very same text.  *found tells
+ * whether it left them; if it did, NULL means the text cannot be made
+ * literal-free (normalize.c).
  */
 char *
 pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
-						 int location, int stmt_len, int *out_len,
-						 bool *found)
+						 int location, int stmt_len, PgsqScs scs,
+						 int *out_len, bool *found)
 {
 	InflightSlot *slot;
 	JumbleState jstate;
@@ -312,5 +315,6 @@ pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
 	jstate.clocations_count = slot->clocations_count;
 	jstate.highest_extern_param_id = slot->highest_extern_param_id;
 	jstate.has_squashed_lists = slot->has_squashed_lists;
-	return pgsq_normalize(&jstate, stmt, location, stmt_len, out_len, NULL);
+	return pgsq_normalize(&jstate, stmt, location, stmt_len, scs, out_len,
+						  NULL);
 }
