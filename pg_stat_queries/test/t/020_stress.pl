@@ -13,13 +13,15 @@
 #  - pg_stat_queries_reset() of everything, of one database, of one user,
 #    of one query, of min/max only; pg_stat_reset(), pg_stat_reset_shared(),
 #    snapshots of the cumulative statistics;
-#  - reloads of pg_stat_queries.max, max_plans and query_text_memory, up
-#    and down;
+#  - reloads of pg_stat_queries.max, max_plans, query_text_memory and
+#    min_sweep_interval, up and down;
 #  - full reads of pg_stat_queries and pg_stat_queries_plans, incremental
 #    reads (pg_stat_queries_changed(), pg_stat_queries_plans(true, since))
 #    each from the previous read's start, histograms, pg_stat_queries_info;
-#  - pg_terminate_backend() of busy backends, and of a session idle inside
-#    an aborted transaction; sessions exiting inside aborted transactions;
+#  - pg_terminate_backend() of busy backends (in nested statements too),
+#    and of a session idle inside an aborted transaction; their statements
+#    cancelled; sessions exiting inside aborted transactions; errors caught
+#    in subtransactions;
 #  - DROP DATABASE ... WITH (FORCE) of a database with clients running in
 #    it, and its creation again.
 # The main workloads are pgbench runs with -t (a fixed number of
@@ -110,7 +112,7 @@ BEGIN
 END $$;
 CREATE DATABASE stress_tpl;
 });
-$node->safe_psql('stress_tpl', $ddl);
+$node->safe_psql('stress_tpl', "CREATE EXTENSION pg_stat_queries;\n$ddl");
 $node->safe_psql('postgres', 'CREATE DATABASE stress_scratch TEMPLATE stress_tpl');
 
 my $dir = PostgreSQL::Test::Utils::tempdir;
@@ -220,12 +222,14 @@ SELECT count(*) FROM pg_stat_queries;
 COMMIT;
 });
 $script{reload} = script(
-	'reload.sql', q{\set m random(100, 300)
-\set p random(0, 60)
-\set k random(0, 128)
+	'reload.sql', q{\set m CASE WHEN random(0, 9) = 0 THEN 5000 ELSE random(100, 300) END
+\set p CASE WHEN random(0, 9) = 0 THEN 1000 ELSE random(0, 60) END
+\set k CASE WHEN random(0, 9) = 0 THEN 16384 ELSE random(0, 128) END
+\set w random(0, 20)
 ALTER SYSTEM SET pg_stat_queries.max = :m;
 ALTER SYSTEM SET pg_stat_queries.max_plans = :p;
 ALTER SYSTEM SET pg_stat_queries.query_text_memory = :k;
+ALTER SYSTEM SET pg_stat_queries.min_sweep_interval = :w;
 SELECT pg_reload_conf();
 });
 
@@ -270,6 +274,18 @@ SELECT count(*) FROM flip f1 JOIN flip f2 ON f1.v = f2.v WHERE f1.id < 200 AND f
 $join2;
 SELECT count(*) FROM flip WHERE v = :v;
 COMMIT;
+));
+# the same, as nested statements: full reads, errors caught in
+# subtransactions, a new statement each time
+$script{victim_nested} = script(
+	'victim_nested.sql', qq($pick
+DO \$\$BEGIN FOR i IN 1..20 LOOP
+	PERFORM count(*) FROM pg_stat_queries;
+	BEGIN PERFORM 1 / 0; EXCEPTION WHEN others THEN NULL; END;
+	EXECUTE format('SELECT x.c%s, y.c%s FROM t%s x JOIN t%s y ON x.id = y.c%s',
+		1 + (i + :r) % $columns, 1 + i % $columns, 1 + (i * :r) % $tables,
+		1 + (i + :a) % $tables, 1 + :r % $columns);
+END LOOP; END\$\$;
 ));
 # sessions that exit inside an aborted transaction (pgbench ends a client
 # at its first error and disconnects)
@@ -360,6 +376,7 @@ sub check_invariants
 my @expected = (
 	qr/^FATAL:  terminating connection due to administrator command(?: at character \d+)?$/,
 	qr/^ERROR:  division by zero$/,
+	qr/^ERROR:  canceling statement due to user request$/,
 	qr/^FATAL:  database "stress_scratch" does not exist$/,
 	qr/^FATAL:  cannot connect to invalid database "stress_scratch"$/,
 	qr/^ERROR:  database "stress_scratch" is being accessed by other users$/,
@@ -396,16 +413,17 @@ sub check_log
 	  or diag(join("\n", @unexpected[ 0 .. ($#unexpected < 19 ? $#unexpected : 19) ]));
 }
 
-# Terminate one busy backend of the given application (retried until one
-# is found busy); returns true once one was
-sub terminate_busy
+# Terminate (or cancel the statement of) one busy backend of the given
+# application, retried until one is found busy; returns true once one was
+sub signal_busy
 {
-	my ($app) = @_;
+	my ($app, $function, @states) = @_;
+	my $states = join(', ', map { "'$_'" } @states);
 	return $node->poll_query_until(
 		'postgres', qq{SELECT count(*) > 0 FROM
-  (SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity
+  (SELECT $function(pid) AS t FROM pg_stat_activity
     WHERE application_name = '$app' AND backend_type = 'client backend'
-      AND state IN ('active', 'idle in transaction') LIMIT 1) s
+      AND state IN ($states) LIMIT 1) s
  WHERE t});
 }
 
@@ -489,10 +507,11 @@ sub round
 
 	# the terminated and failing sessions, and the scratch database's
 	my @loops = (
-		start_loop('victim', 'postgres', 2, 50, $script{victim}),
+		start_loop('victim', 'postgres', 2, 50, $script{victim},
+			$script{victim_nested}),
 		start_loop('aborter', 'postgres', 2, 1, $script{aborter}),
 		start_loop('scratch', 'stress_scratch', 2, 100,
-			"$script{join3}\@2", "$script{join2}\@1"));
+			"$script{join3}\@4", "$script{join2}\@2", "$script{full}\@1"));
 	# every operation by every client of one run, so that all go on from
 	# its start to its end; the prepared statements and the index in runs
 	# of their own
@@ -511,14 +530,19 @@ sub round
 
 	# while they run: terminations, and the scratch database dropped under
 	# its clients and created again
-	my ($busy, $aborted, $drops) = (0, 0, 0);
+	my ($busy, $cancelled, $aborted, $drops) = (0, 0, 0, 0);
 	for my $i (1 .. $terminations)
 	{
-		$busy++ if terminate_busy('stress_victim');
+		$busy++
+		  if signal_busy('stress_victim', 'pg_terminate_backend', 'active',
+			'idle in transaction');
+		$cancelled++
+		  if signal_busy('stress_victim', 'pg_cancel_backend', 'active');
 		$aborted++ if terminate_aborted($n * $terminations + $i);
 		$drops++ if drop_and_create();
 	}
 	is($busy, $terminations, "$label: busy backends terminated");
+	is($cancelled, $terminations, "$label: busy backends' statements cancelled");
 	is($aborted, $terminations,
 		"$label: sessions in an aborted transaction terminated");
 	is($drops, $terminations,
