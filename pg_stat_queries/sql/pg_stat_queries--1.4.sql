@@ -232,3 +232,21 @@ CREATE VIEW pg_stat_queries_plans AS
   SELECT * FROM pg_stat_queries_plans(true);
 
 GRANT SELECT ON pg_stat_queries_plans TO PUBLIC;
+
+-- For tests: the exact counts beside what a walk of the entries finds
+CREATE FUNCTION pg_stat_queries_consistency(
+    OUT live_statements bigint,
+    OUT statements_found bigint,
+    OUT live_plans bigint,
+    OUT plans_found bigint,
+    OUT closed_found bigint,
+    OUT text_bytes bigint,
+    OUT text_bytes_found bigint,
+    OUT texts_found bigint,
+    OUT claims_outstanding bigint
+)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_stat_queries_consistency'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+REVOKE ALL ON FUNCTION pg_stat_queries_consistency() FROM PUBLIC;

@@ -1065,3 +1065,79 @@ pg_stat_queries_plans(PG_FUNCTION_ARGS)
 	PG_END_TRY();
 	return (Datum) 0;
 }
+
+/* Columns of pg_stat_queries_consistency() */
+#define PGSQ_CONSISTENCY_COLS 9
+
+PG_FUNCTION_INFO_V1(pg_stat_queries_consistency);
+
+/*
+ * pg_stat_queries_consistency(): the exact counts kept in shared memory
+ * beside what a walk of our entries finds, for tests (TAP test 020): live
+ * statements' and plans' entries counted and found (not dropped, closed
+ * ones included: they stay counted until their closer drops them), the
+ * closed entries found, the text bytes counted (query_text_bytes) and the
+ * len + 1 of every text an entry holds, the texts found, and the room
+ * claimed beyond the live entries.  The walk takes the partitions one at a
+ * time, so the two sides agree exactly only while nothing else runs
+ * statements.
+ */
+Datum
+pg_stat_queries_consistency(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[PGSQ_CONSISTENCY_COLS] = {0};
+	bool		nulls[PGSQ_CONSISTENCY_COLS] = {0};
+	dshash_seq_status hstat;
+	PgsqSharedEntry *entry;
+	int64		found[2] = {0, 0};
+	int64		closed = 0;
+	int64		texts = 0;
+	int64		text_bytes = 0;
+	uint64		live[2];
+	uint64		claimed;
+	int			col = 0;
+
+	pgsq_require_store();
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	pgsq_flush_own_pending();
+	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
+	while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
+	{
+		int			len;
+		int			encoding;
+		TimestampTz stored_at;
+
+		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		found[pgsq_key_is_plan(&entry->data.key) ? 1 : 0]++;
+		if (pgsq_text_closed(entry))
+			closed++;
+		else if (pgsq_text_peek(entry, &len, &encoding, &stored_at) != NULL)
+		{
+			texts++;
+			text_bytes += len + 1;
+		}
+		LWLockRelease(&entry->header.lock);
+	}
+	dshash_seq_term(&hstat);
+
+	live[0] = pgsq_live_of_class(false);
+	live[1] = pgsq_live_of_class(true);
+	claimed = pg_atomic_read_u64(&pgsq_entry_counts->claimed[0]) +
+		pg_atomic_read_u64(&pgsq_entry_counts->claimed[1]);
+
+	values[col++] = Int64GetDatum((int64) live[0]);
+	values[col++] = Int64GetDatum(found[0]);
+	values[col++] = Int64GetDatum((int64) live[1]);
+	values[col++] = Int64GetDatum(found[1]);
+	values[col++] = Int64GetDatum(closed);
+	values[col++] = Int64GetDatum((int64) pg_atomic_read_u64(&pgsq_state->text_bytes));
+	values[col++] = Int64GetDatum(text_bytes);
+	values[col++] = Int64GetDatum(texts);
+	values[col++] = Int64GetDatum((int64) (claimed - live[0] - live[1]));
+	Assert(col == PGSQ_CONSISTENCY_COLS);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
