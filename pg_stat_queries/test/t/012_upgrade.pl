@@ -408,8 +408,9 @@ $offset = start_node();
 is(our_stats(), $ours, 'new to format 6: ours carried over');
 $node->safe_psql('postgres',
 	"CREATE ROLE upg_planted_6 PASSWORD 'PlantedUnderFormat6'");
-# a text that standard_conforming_strings = on cannot scan: it can only be
-# dropped (texts_missing counts it).  PostgreSQL 19 has no other setting.
+# a text that standard_conforming_strings = on cannot scan, lexed with it
+# off: read with the one setting that can read it.  PostgreSQL 19 has no
+# other setting.
 my $with_unscannable = $pg_major == 18;
 $node->safe_psql(
 	'postgres', q{
