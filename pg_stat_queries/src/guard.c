@@ -286,6 +286,19 @@ pgsq_shared_alloc(PgsqArea area, PgsqGuardedFn fn, void *arg)
 }
 
 /*
+ * Would an allocation from area be refused now, for its allocation pause?
+ * Work done only for such an allocation can then be skipped; the claim of
+ * the retry is left to pgsq_shared_alloc.
+ */
+bool
+pgsq_shared_alloc_paused(PgsqArea area)
+{
+	uint64		end = pg_atomic_read_u64(&pgsq_state->alloc_pause[area].end);
+
+	return end != 0 && (uint64) GetCurrentTimestamp() < end;
+}
+
+/*
  * pgsq_shared_alloc, regardless of the allocation pause, for work that
  * hardly ever allocates and must not wait (freeing orphans at shutdown).
  */

@@ -402,6 +402,7 @@ typedef void (*PgsqGuardedFn) (void *arg);
 extern void pgsq_alloc_pause_init(PgsqAllocPause *pause);
 extern bool pgsq_shared_alloc(PgsqArea area, PgsqGuardedFn fn, void *arg);
 extern bool pgsq_shared_alloc_unpaused(PgsqGuardedFn fn, void *arg);
+extern bool pgsq_shared_alloc_paused(PgsqArea area);
 extern void pgsq_shared_room_freed(void);
 extern bool pgsq_run_guarded(PgsqGuardedFn fn, void *arg, const char *what);
 

@@ -50,7 +50,7 @@ $node->start;
 
 SKIP:
 {
-	skip 'injection points not available', 9
+	skip 'injection points not available', 10
 	  unless $node->check_extension('injection_points');
 
 	$node->safe_psql('postgres',
@@ -68,8 +68,8 @@ SELECT count(*) FROM u:a, u:b, u:c WHERE u:a.id = u:b.id AND u:b.id = u:c.id;
 );
 	close $fh;
 
-	my $untracked_before = $node->safe_psql('postgres',
-		'SELECT untracked_executions FROM pg_stat_queries_info');
+	my ($untracked_before, $missing_before) = split /\|/, $node->safe_psql('postgres',
+		'SELECT untracked_executions, texts_missing FROM pg_stat_queries_info');
 	my $log_offset = -s $node->logfile;
 	$node->safe_psql('postgres', "SELECT injection_points_attach('$point', 'notice')");
 
@@ -108,6 +108,11 @@ SELECT count(*) FROM u:a, u:b, u:c WHERE u:a.id = u:b.id AND u:b.id = u:c.id;
 			'SELECT untracked_executions - ' . ($untracked_before + 0)
 			  . " >= $done - $attempts FROM pg_stat_queries_info"),
 		'the statements that did not try are counted as untracked');
+	# their texts, not made for entries that could not be, are not missing
+	cmp_ok(
+		$node->safe_psql('postgres', 'SELECT texts_missing FROM pg_stat_queries_info')
+		  - $missing_before,
+		'<=', $attempts, 'no text made for a statement that could not have an entry');
 
 	# Detached, the point fails nothing: the first retry after the pause
 	# allocates, and new statements are tracked again.
