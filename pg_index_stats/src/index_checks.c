@@ -18,6 +18,11 @@
  * Open the relation with the given OID under AccessShareLock and make sure it
  * is a valid, readable index of access method "amoid" ("amlabel" names that
  * method in messages).  Returns the open relation; errors out otherwise.
+ *
+ * A regclass argument may hold any OID (a number is taken as it is), so a
+ * missing relation is a user's error, reported as such rather than as the
+ * internal error relation_open raises.  Its existence is checked once the
+ * lock is held, so that a concurrent drop is reported the same way.
  */
 Relation
 pis_open_index(Oid indexoid, Oid amoid, const char *amlabel)
@@ -26,7 +31,11 @@ pis_open_index(Oid indexoid, Oid amoid, const char *amlabel)
 	char		relkind;
 	const char *relname;
 
-	rel = relation_open(indexoid, AccessShareLock);
+	rel = try_relation_open(indexoid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("relation with OID %u does not exist", indexoid)));
 	relkind = rel->rd_rel->relkind;
 	relname = RelationGetRelationName(rel);
 

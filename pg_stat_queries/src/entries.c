@@ -369,7 +369,7 @@ static PgsqCreateResult
 insert_guarded(EntryInsert *ins)
 {
 	ins->body = InvalidDsaPointer;
-	if (!pgsq_shared_alloc(insert_entry, ins))
+	if (!pgsq_shared_alloc(PGSQ_AREA_STATS, insert_entry, ins))
 		ins->result = CREATE_REFUSED;
 	if (ins->result == CREATE_REFUSED && live_in_hash(&ins->hkey))
 		ins->result = CREATE_EXISTS;
@@ -437,7 +437,8 @@ create_ref(void *arg)
 /*
  * A reference to an entry, which the statistics system creates if missing
  * (*created then set), or NULL if shared memory is out, never an error.
- * Only for orphans (below): reviving one allocates nothing.
+ * Only for orphans (below): reviving one allocates nothing, so the pause
+ * after a failed allocation (guard.c) need not hold it back.
  */
 static PgStat_EntryRef *
 create_referenced(Oid dboid, uint64 objid, bool *created)
@@ -445,7 +446,7 @@ create_referenced(Oid dboid, uint64 objid, bool *created)
 	RefRequest	req = {dboid, objid, NULL, false};
 
 	*created = false;
-	if (!pgsq_shared_alloc(create_ref, &req))
+	if (!pgsq_shared_alloc_unpaused(create_ref, &req))
 		return NULL;
 	*created = req.created;
 	return req.entry_ref;
@@ -925,6 +926,7 @@ pgsq_live_entry_dropped(bool plan)
 	Assert(pg_atomic_read_u64(of_class) > 0);
 	pg_atomic_sub_fetch_u64(of_class, 1);
 	release_claim(plan);
+	pgsq_shared_room_freed();
 }
 
 /* The number of live plans' entries, exactly */

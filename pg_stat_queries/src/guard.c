@@ -17,6 +17,19 @@
  *	  resources), becomes a false result: the caller counts the execution
  *	  as untracked or the text as missing, and the statement goes on.  Any
  *	  other error is raised as it came.
+ *
+ * Each such failure costs more than the statement it is made for: the
+ * descriptor dsm_create pushed stays in the backend's list of segments
+ * (below), which every later attach walks, and whose dead handles can
+ * clash with a live segment's.  So after one, every backend stops
+ * allocating from that area for a while (the area's allocation pause, in
+ * our shared state): allocations fail at once, counted as before, without
+ * calling DSA.  Then one backend tries again; a failure doubles the pause,
+ * up to a cap, a success ends it, and so do entries dropped by a reset or
+ * the sweep, whose memory may make room without a new segment.  Each area
+ * has its own pause, as a failure says nothing of the room left in the
+ * other's segments.  The cost of a full /dev/shm is then one failed
+ * attempt per pause in the whole server.
  *	- saving and restoring our statistics (pgsq_run_guarded), at startup
  *	  and in the checkpointer's last flush, where any error would be FATAL
  *	  and cost PostgreSQL its own statistics file: every error is logged
@@ -52,6 +65,7 @@
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
+#include "utils/injection_point.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
@@ -62,8 +76,40 @@
 /* Log failed allocations at most this often per backend */
 #define PGSQ_ALLOC_LOG_INTERVAL_MS 10000
 
+/*
+ * The allocation pause after a failure, doubled after each failed retry:
+ * long enough that a full /dev/shm costs next to nothing, short enough that
+ * room made outside our view (another server's segments freed, /dev/shm
+ * grown) is used soon.
+ */
+#define PGSQ_ALLOC_PAUSE_MIN_MS 1000
+#define PGSQ_ALLOC_PAUSE_MAX_MS 10000
+
+/* Tests: every guarded allocation fails as with a full /dev/shm */
+#define PGSQ_ALLOC_FAIL_POINT "pg-stat-queries-shared-alloc"
+
 static TimestampTz alloc_last_logged = 0;
 static uint64 alloc_failures_unlogged = 0;
+
+/*
+ * Make an allocation fail where a test asks for it (injection point
+ * PGSQ_ALLOC_FAIL_POINT), with the class of error a full /dev/shm raises.
+ * The point's own action runs first, so that a notice, say, shows each
+ * attempt.
+ */
+static void
+inject_alloc_failure(void)
+{
+#ifdef USE_INJECTION_POINTS
+	if (IS_INJECTION_POINT_ATTACHED(PGSQ_ALLOC_FAIL_POINT))
+	{
+		INJECTION_POINT(PGSQ_ALLOC_FAIL_POINT, NULL);
+		ereport(ERROR,
+				(errcode(ERRCODE_DISK_FULL),
+				 errmsg("injected failure to create a shared memory segment")));
+	}
+#endif
+}
 
 /*
  * Run fn(arg), catching its errors: those of class 53 only if
@@ -90,6 +136,8 @@ run_catching(PgsqGuardedFn fn, void *arg, bool resources_only,
 		CurrentResourceOwner = NULL;
 	PG_TRY();
 	{
+		if (resources_only)
+			inject_alloc_failure();
 		fn(arg);
 	}
 	PG_CATCH();
@@ -140,14 +188,122 @@ log_alloc_failure(int sqlerrcode)
 	alloc_failures_unlogged = 0;
 }
 
+/* Set up an area's allocation pause: none yet */
+void
+pgsq_alloc_pause_init(PgsqAllocPause *pause)
+{
+	pg_atomic_init_u64(&pause->end, 0);
+	pg_atomic_init_u32(&pause->ms, 0);
+	pg_atomic_init_u32(&pause->error, ERRCODE_INSUFFICIENT_RESOURCES);
+}
+
 /*
- * Run fn(arg), which allocates shared memory, with no LWLock held.  Returns
- * false if it raised an error of class 53 (insufficient resources), which
- * is then logged (at most every PGSQ_ALLOC_LOG_INTERVAL_MS) and forgotten;
- * raises any other error.
+ * May this backend allocate now?  Not while the allocation pause lasts;
+ * once it is over, only the backend that claims the retry, which moves the
+ * pause's end on so that the others keep waiting meanwhile.  *pause_end is
+ * set to the end the caller saw or claimed (0: none), for note_alloc_result.
+ */
+static bool
+alloc_allowed(PgsqAllocPause *pause, uint64 *pause_end)
+{
+	uint64		end = pg_atomic_read_u64(&pause->end);
+	TimestampTz now;
+	uint32		ms;
+	uint64		claimed;
+
+	*pause_end = end;
+	if (end == 0)
+		return true;
+	now = GetCurrentTimestamp();
+	if ((uint64) now < end)
+		return false;
+	ms = pg_atomic_read_u32(&pause->ms);
+	claimed = (uint64) TimestampTzPlusMilliseconds(now, ms);
+	if (!pg_atomic_compare_exchange_u64(&pause->end, &end, claimed))
+		return false;
+	*pause_end = claimed;
+	return true;
+}
+
+/*
+ * Start, lengthen or end the allocation pause after an allocation made
+ * when the pause's end was pause_end.  Whoever changed the pause since
+ * (another failure, a success, room freed) saw later news: theirs stands.
+ * The length is written after the end, so a retry racing with a failure
+ * may wait the previous length: no harm.
+ */
+static void
+note_alloc_result(PgsqAllocPause *pause, uint64 pause_end, int sqlerrcode)
+{
+	uint32		ms = pg_atomic_read_u32(&pause->ms);
+	uint64		expected = pause_end;
+	uint64		end;
+
+	if (sqlerrcode == 0)
+	{
+		/* the common case, free of writes to shared memory */
+		if (pause_end == 0 && ms == 0)
+			return;
+		if (pg_atomic_compare_exchange_u64(&pause->end, &expected, 0))
+			pg_atomic_write_u32(&pause->ms, 0);
+		return;
+	}
+	ms = ms == 0 ? PGSQ_ALLOC_PAUSE_MIN_MS :
+		Min(ms * 2, PGSQ_ALLOC_PAUSE_MAX_MS);
+	end = (uint64) TimestampTzPlusMilliseconds(GetCurrentTimestamp(), ms);
+	if (pg_atomic_compare_exchange_u64(&pause->end, &expected, end))
+	{
+		pg_atomic_write_u32(&pause->ms, ms);
+		pg_atomic_write_u32(&pause->error, (uint32) sqlerrcode);
+	}
+}
+
+/*
+ * Run fn(arg), which allocates shared memory from area, with no LWLock
+ * held.  Returns false if it raised an error of class 53 (insufficient
+ * resources), or if it was not run because such an error paused the
+ * area's allocations (above); either is logged (at most every
+ * PGSQ_ALLOC_LOG_INTERVAL_MS) and forgotten.  Raises any other error.
  */
 bool
-pgsq_shared_alloc(PgsqGuardedFn fn, void *arg)
+pgsq_shared_alloc(PgsqArea area, PgsqGuardedFn fn, void *arg)
+{
+	PgsqAllocPause *pause = &pgsq_state->alloc_pause[area];
+	uint64		pause_end;
+	int			sqlerrcode;
+
+	if (!alloc_allowed(pause, &pause_end))
+	{
+		log_alloc_failure((int) pg_atomic_read_u32(&pause->error));
+		return false;
+	}
+	sqlerrcode = run_catching(fn, arg, true, NULL);
+	note_alloc_result(pause, pause_end, sqlerrcode);
+	if (sqlerrcode == 0)
+		return true;
+	log_alloc_failure(sqlerrcode);
+	return false;
+}
+
+/*
+ * Would an allocation from area be refused now, for its allocation pause?
+ * Work done only for such an allocation can then be skipped; the claim of
+ * the retry is left to pgsq_shared_alloc.
+ */
+bool
+pgsq_shared_alloc_paused(PgsqArea area)
+{
+	uint64		end = pg_atomic_read_u64(&pgsq_state->alloc_pause[area].end);
+
+	return end != 0 && (uint64) GetCurrentTimestamp() < end;
+}
+
+/*
+ * pgsq_shared_alloc, regardless of the allocation pause, for work that
+ * hardly ever allocates and must not wait (freeing orphans at shutdown).
+ */
+bool
+pgsq_shared_alloc_unpaused(PgsqGuardedFn fn, void *arg)
 {
 	int			sqlerrcode = run_catching(fn, arg, true, NULL);
 
@@ -155,6 +311,24 @@ pgsq_shared_alloc(PgsqGuardedFn fn, void *arg)
 		return true;
 	log_alloc_failure(sqlerrcode);
 	return false;
+}
+
+/*
+ * Entries were dropped, their bodies and texts freed, so an allocation in
+ * either area may find room without a new segment: end the allocation
+ * pauses.  Their lengths are kept, so that a retry that fails all the same
+ * doubles them.
+ */
+void
+pgsq_shared_room_freed(void)
+{
+	for (int i = 0; i < PGSQ_NUM_AREAS; i++)
+	{
+		PgsqAllocPause *pause = &pgsq_state->alloc_pause[i];
+
+		if (pg_atomic_read_u64(&pause->end) != 0)
+			pg_atomic_write_u64(&pause->end, 0);
+	}
 }
 
 /*

@@ -278,6 +278,8 @@ pgsq_shmem_startup_hook(void)
 		pg_atomic_init_u64(&pgsq_state->reset_count, 0);
 		pg_atomic_init_u64(&pgsq_state->resets_done, 0);
 		pg_atomic_init_u64(&pgsq_state->full_resets, 0);
+		for (int i = 0; i < PGSQ_NUM_AREAS; i++)
+			pgsq_alloc_pause_init(&pgsq_state->alloc_pause[i]);
 		pg_atomic_init_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_PENDING);
 		pgsq_state->loaded_texts = InvalidDsaPointer;
 	}

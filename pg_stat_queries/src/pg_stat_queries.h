@@ -296,6 +296,30 @@ typedef enum PgsqRestoreState
  * Fixed shared state (pg_stat_queries.c sets it up); the sweep keeps its own
  * (eviction.c).  Locking rules: docs/design.md.
  */
+/*
+ * The dynamic shared memory areas we allocate from, each of which grows by
+ * new segments: the statistics system's (our entries) and our own (texts
+ * and rare counters).
+ */
+typedef enum PgsqArea
+{
+	PGSQ_AREA_STATS,
+	PGSQ_AREA_TEXTS,
+} PgsqArea;
+
+#define PGSQ_NUM_AREAS 2
+
+/*
+ * An area's allocation pause (guard.c): after a failure to allocate, none
+ * is tried until end.
+ */
+typedef struct PgsqAllocPause
+{
+	pg_atomic_uint64 end;		/* a TimestampTz; 0: no pause */
+	pg_atomic_uint32 ms;		/* the length of the last pause */
+	pg_atomic_uint32 error;		/* the SQLSTATE that started it */
+} PgsqAllocPause;
+
 typedef struct PgsqSharedState
 {
 	LWLock	   *lock;			/* protects stats_reset, loaded_texts */
@@ -311,6 +335,7 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 resets_done;	/* of those, the ones that have taken
 									 * their entries off the sweep's count */
 	pg_atomic_uint64 full_resets;	/* resets of everything so far */
+	PgsqAllocPause alloc_pause[PGSQ_NUM_AREAS]; /* guard.c */
 	pg_atomic_uint32 restore_pending;	/* PgsqRestoreState of the statistics
 										 * saved at the last shutdown */
 	uint64		restore_done;	/* statements of our file restored by attempts
@@ -374,7 +399,11 @@ extern void pgsq_define_settings(void);
 /* Work to run guarded */
 typedef void (*PgsqGuardedFn) (void *arg);
 
-extern bool pgsq_shared_alloc(PgsqGuardedFn fn, void *arg);
+extern void pgsq_alloc_pause_init(PgsqAllocPause *pause);
+extern bool pgsq_shared_alloc(PgsqArea area, PgsqGuardedFn fn, void *arg);
+extern bool pgsq_shared_alloc_unpaused(PgsqGuardedFn fn, void *arg);
+extern bool pgsq_shared_alloc_paused(PgsqArea area);
+extern void pgsq_shared_room_freed(void);
 extern bool pgsq_run_guarded(PgsqGuardedFn fn, void *arg, const char *what);
 
 

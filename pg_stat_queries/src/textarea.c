@@ -221,7 +221,7 @@ pgsq_text_area_alloc(Size size)
 
 	/* attached again if a backend's exit detached it before its last flush */
 	pgsq_qtext_attach();
-	if (!pgsq_shared_alloc(allocate_chunk, &req))
+	if (!pgsq_shared_alloc(PGSQ_AREA_TEXTS, allocate_chunk, &req))
 		return InvalidDsaPointer;
 	return req.chunk;
 }

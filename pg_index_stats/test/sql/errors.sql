@@ -10,6 +10,15 @@ SELECT * FROM pg_hash_index_stats('err_tab');
 SELECT * FROM pg_index_stats('err_view');
 SELECT * FROM pg_hash_index_stats('err_seq');
 
+-- OIDs of no relation: none ever (0), none yet (the largest), and an
+-- index dropped since its OID was taken (below, as its OID varies)
+SELECT * FROM pg_index_stats(0);
+SELECT * FROM pg_hash_index_stats(4294967295);
+SELECT * FROM pg_hash_index_stats('0');
+CREATE INDEX err_gone ON err_tab (a);
+SELECT 'err_gone'::regclass::oid AS gone_oid \gset
+DROP INDEX err_gone;
+
 -- an index of the wrong access method
 CREATE INDEX err_gin ON err_tab USING gin (b);
 CREATE INDEX err_hash ON err_tab USING hash (a);
@@ -69,7 +78,9 @@ $$;
 CREATE ROLE regress_pis_nopriv;
 GRANT EXECUTE ON FUNCTION sqlstate_of(text) TO regress_pis_nopriv;
 SELECT fn, rel, sqlstate_of(format('SELECT * FROM %s(%L)', fn, rel)) AS sqlstate
-  FROM (VALUES ('pg_index_stats', 'err_tab'),
+  FROM (VALUES ('pg_index_stats', '0'),
+               ('pg_hash_index_stats', '4294967295'),
+               ('pg_index_stats', 'err_tab'),
                ('pg_index_stats', 'err_view'),
                ('pg_hash_index_stats', 'err_seq'),
                ('pg_index_stats', 'err_gin'),
@@ -80,6 +91,8 @@ SELECT fn, rel, sqlstate_of(format('SELECT * FROM %s(%L)', fn, rel)) AS sqlstate
                ('pg_hash_index_stats', 'err_invalid_h'),
                ('pg_index_stats', 'err_btree'),
                ('pg_hash_index_stats', 'err_hash')) AS c(fn, rel);
+SELECT sqlstate_of(format('SELECT * FROM pg_index_stats(%s)', :gone_oid)) AS dropped_btree,
+       sqlstate_of(format('SELECT * FROM pg_hash_index_stats(%s)', :gone_oid)) AS dropped_hash;
 SET ROLE regress_pis_nopriv;
 SELECT sqlstate_of('SELECT * FROM pg_index_stats(''err_btree'')') AS btree_nopriv,
        sqlstate_of('SELECT * FROM pg_hash_index_stats(''err_hash'')') AS hash_nopriv;
