@@ -73,7 +73,9 @@ CREATE FUNCTION pg_stat_queries_consistency(
     OUT text_bytes bigint,
     OUT text_bytes_found bigint,
     OUT texts_found bigint,
-    OUT claims_outstanding bigint
+    OUT claims_outstanding bigint,
+    OUT ring_head bigint,
+    OUT ring_tail bigint
 )
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_stat_queries_consistency'

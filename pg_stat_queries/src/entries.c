@@ -16,8 +16,10 @@
 #include "access/xact.h"
 #include "common/hashfn.h"
 #include "lib/dshash.h"
+#include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/shmem.h"
+#include "utils/injection_point.h"
 #include "utils/timestamp.h"
 
 #include "pg_stat_queries.h"
@@ -1079,6 +1081,16 @@ pgsq_ring_push(uint64 objid)
 			return;
 		}
 	} while (!pg_atomic_compare_exchange_u64(&ring->head, &head, head + 1));
+
+#ifdef USE_INJECTION_POINTS
+	/*
+	 * test/t/023_ring_stall.pl: a writer stalled between reserving and
+	 * writing; only where it holds no lock (interrupts are not held), so that
+	 * the wait holds nobody else up
+	 */
+	if (INTERRUPTS_CAN_BE_PROCESSED())
+		INJECTION_POINT("pg-stat-queries-ring-reserved", NULL);
+#endif
 
 	slot = &ring_slots[head % ring->capacity];
 	slot->objid = objid;

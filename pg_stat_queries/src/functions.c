@@ -1067,7 +1067,7 @@ pg_stat_queries_plans(PG_FUNCTION_ARGS)
 }
 
 /* Columns of pg_stat_queries_consistency() */
-#define PGSQ_CONSISTENCY_COLS 9
+#define PGSQ_CONSISTENCY_COLS 11
 
 PG_FUNCTION_INFO_V1(pg_stat_queries_consistency);
 
@@ -1077,8 +1077,9 @@ PG_FUNCTION_INFO_V1(pg_stat_queries_consistency);
  * statements' and plans' entries counted and found (not dropped, closed
  * ones included: they stay counted until their closer drops them), the
  * closed entries found, the text bytes counted (query_text_bytes) and the
- * len + 1 of every text an entry holds, the texts found, and the room
- * claimed beyond the live entries.  The walk takes the partitions one at a
+ * len + 1 of every text an entry holds, the texts found, the room
+ * claimed beyond the live entries, and where the ring of ids stands (its
+ * head and tail positions: TAP test 023).  The walk takes the partitions one at a
  * time, so the two sides agree exactly only while nothing else runs
  * statements.
  */
@@ -1137,6 +1138,8 @@ pg_stat_queries_consistency(PG_FUNCTION_ARGS)
 	values[col++] = Int64GetDatum(text_bytes);
 	values[col++] = Int64GetDatum(texts);
 	values[col++] = Int64GetDatum((int64) (claimed - live[0] - live[1]));
+	values[col++] = Int64GetDatum((int64) pgsq_ring_head());
+	values[col++] = Int64GetDatum((int64) pgsq_ring_tail());
 	Assert(col == PGSQ_CONSISTENCY_COLS);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
