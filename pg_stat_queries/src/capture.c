@@ -432,6 +432,7 @@ ensure_text(PgsqSharedEntry *entry, const PgsqKey *key,
 	if (pgsq_text_hint(entry))
 		return;
 	text = pgsq_statement_text(key, src);
+
 	if (src->plan != NULL)
 		(void) pgsq_text_give_by_key(key, text);
 	else
@@ -656,8 +657,8 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 	}
 
 	/*
-	 * The plan's id, unless another extension gave it one (PostgreSQL
-	 * reports it in the backend's status when this hook returns)
+	 * The plan's id, unless another extension gave it one (PostgreSQL reports
+	 * it in the backend's status when this hook returns)
 	 */
 	if (result->planId == INT64CONST(0) && pgsq_max_plans > 0 &&
 		parse->queryId != INT64CONST(0) && tracking(nesting_level))

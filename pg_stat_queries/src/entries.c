@@ -242,12 +242,12 @@ revive_dropped_entry(PgStatShared_HashEntry *hent)
 	Assert(entry->header.magic == 0xdeadbeef);
 
 	/*
-	 * With no reference left, the entry is an orphan, or its last referrer
-	 * is between giving up its reference and taking the partition lock to
-	 * free it.  That backend sees the new generation and leaves the item
-	 * alone; but were the new life dropped before it comes, the drop would
-	 * free the item under it.  An unowned reference keeps the item until
-	 * shutdown (pgsq_free_all_orphans), whatever its later lives.
+	 * With no reference left, the entry is an orphan, or its last referrer is
+	 * between giving up its reference and taking the partition lock to free
+	 * it.  That backend sees the new generation and leaves the item alone;
+	 * but were the new life dropped before it comes, the drop would free the
+	 * item under it.  An unowned reference keeps the item until shutdown
+	 * (pgsq_free_all_orphans), whatever its later lives.
 	 */
 	if (pg_atomic_fetch_add_u32(&hent->refcount, 1) == 0)
 	{
@@ -1083,6 +1083,7 @@ pgsq_ring_push(uint64 objid)
 	} while (!pg_atomic_compare_exchange_u64(&ring->head, &head, head + 1));
 
 #ifdef USE_INJECTION_POINTS
+
 	/*
 	 * test/t/023_ring_stall.pl: a writer stalled between reserving and
 	 * writing; only where it holds no lock (interrupts are not held), so that

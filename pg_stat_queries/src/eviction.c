@@ -109,12 +109,12 @@ typedef struct SweepState
 	pg_atomic_uint64 ring_pass_end; /* ring position where this pass ends */
 
 	/*
-	 * Each class, statements [0] and plans [1], is aged in passes of its
-	 * own: an entry is aged at most once per pass of its class, which ends
-	 * with the first pass of the hand in which no entry of the class was
-	 * passed over unvisited (the hand also moves for the other class, and
-	 * skips this one's entries then).  So statements are aged as often as
-	 * when the table held statements only, however fast plans churn.
+	 * Each class, statements [0] and plans [1], is aged in passes of its own:
+	 * an entry is aged at most once per pass of its class, which ends with
+	 * the first pass of the hand in which no entry of the class was passed
+	 * over unvisited (the hand also moves for the other class, and skips this
+	 * one's entries then).  So statements are aged as often as when the table
+	 * held statements only, however fast plans churn.
 	 */
 	pg_atomic_uint32 class_pass[2];
 	pg_atomic_uint32 class_swept[2];	/* swept in the current class pass */
@@ -571,9 +571,9 @@ sweep_slice(void)
 	 * Only statements or plans over their own low-water mark are swept (the
 	 * table's is the sum of theirs), and within min_sweep_interval of the
 	 * last pass, which only a bound lets go on, only those at their bound:
-	 * plans churning at theirs must not age statements at a faster pace
-	 * than statements' own, nor evict them.  Only when neither is over its
-	 * mark (the table's count errs high) is the table's count the measure.
+	 * plans churning at theirs must not age statements at a faster pace than
+	 * statements' own, nor evict them.  Only when neither is over its mark
+	 * (the table's count errs high) is the table's count the measure.
 	 */
 	if (!counting)
 	{

@@ -363,6 +363,7 @@ drop_matching(PgStatShared_HashEntry *hent, Datum arg)
 		filter_matches(state->filter, &entry->data);
 	if (drop)
 		text = pgsq_close_entry(entry);
+
 	plan = pgsq_key_is_plan(&entry->data.key);
 
 	LWLockRelease(&entry->header.lock);

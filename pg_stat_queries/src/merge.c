@@ -240,13 +240,14 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 		 * A plan's text (EXPLAIN: more instructions than all else a new
 		 * statement costs) is made when the plan runs again (capture.c), not
 		 * now: most plans that run once belong to statements that run once.
-		 * Nor is a text made while entries cannot be allocated (guard.c):
-		 * the entry would be refused, like one refused above for want of
-		 * room, and its text is no missing text of a tracked statement.
+		 * Nor is a text made while entries cannot be allocated (guard.c): the
+		 * entry would be refused, like one refused above for want of room,
+		 * and its text is no missing text of a tracked statement.
 		 */
 		if (src != NULL && !pgsq_key_is_plan(key) &&
 			!pgsq_shared_alloc_paused(PGSQ_AREA_STATS))
 			text = pgsq_statement_text(key, src);
+
 		/* test/sql/room_claims.sql: an error once room is claimed */
 		INJECTION_POINT("pg-stat-queries-create-entry", NULL);
 		result = pgsq_create_unreferenced(key, objid, first, usage, text);

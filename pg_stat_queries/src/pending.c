@@ -316,8 +316,8 @@ resize_pending(int size)
 												ALLOCSET_SMALL_SIZES);
 
 	/*
-	 * Both made before anything changes: out of memory, the table is left
-	 * as it was, and the error is the caller's.
+	 * Both made before anything changes: out of memory, the table is left as
+	 * it was, and the error is the caller's.
 	 */
 	index = MemoryContextAllocExtended(pending_context,
 									   2 * size * sizeof(PendingIndexSlot),

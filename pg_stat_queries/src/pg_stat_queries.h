@@ -651,6 +651,7 @@ extern uint64 pgsq_entry_bound(void);
 extern uint64 pgsq_class_bound(bool plans);
 extern uint64 pgsq_live_of_class(bool plans);
 extern bool pgsq_entry_count_known(uint64 count);
+
 /* The numbers of entries, in shared memory */
 typedef struct PgsqEntryCounts
 {
@@ -659,8 +660,8 @@ typedef struct PgsqEntryCounts
 	pg_atomic_uint64 live_statements;	/* exact: statements' live entries */
 	pg_atomic_uint64 live_plans;	/* exact: plans' live entries */
 	pg_atomic_uint64 plans_untracked;	/* plan executions refused */
-	pg_atomic_uint64 claimed[2];	/* statements' [0] and plans' [1]: live
-									 * or in room reserved, below each class's
+	pg_atomic_uint64 claimed[2];	/* statements' [0] and plans' [1]: live or
+									 * in room reserved, below each class's
 									 * bound (pgsq_reserve_entry) */
 } PgsqEntryCounts;
 
@@ -1318,7 +1319,7 @@ extern void pgsq_install_direct_scan(void);
 #define PGSQ_SAVE_FORMAT 9		/* test/t/012_upgrade.pl's newer build */
 #endif
 #define PGSQ_SAVE_OLDEST_READER 4
-#define PGSQ_SAVE_OLDEST_PLANS_READER 8	/* of a file that holds plans */
+#define PGSQ_SAVE_OLDEST_PLANS_READER 8 /* of a file that holds plans */
 
 /* Longest column name */
 #define PGSQ_SAVE_NAME_MAX 63

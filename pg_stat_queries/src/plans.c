@@ -280,23 +280,23 @@ mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
 			int			at = i + wlen;
 
 			if (word[0] != c || len - i <= wlen ||
-				strncmp(text + i, word, wlen) != 0)
+				strncmp(text +i, word, wlen) != 0)
 				continue;
 			if (!mask)
 			{
 				if (len - at <= mask_len ||
-					strncmp(text + at, NUMBER_MASK, mask_len) != 0 ||
+					strncmp(text +at, NUMBER_MASK, mask_len) != 0 ||
 					!isdigit((unsigned char) text[at + mask_len]))
 					continue;
 				/* the word stays, the mask goes */
-				appendBinaryStringInfo(&out, text + copied, at - copied);
+				appendBinaryStringInfo(&out, text +copied, at - copied);
 				copied = at + mask_len;
 			}
 			else
 			{
 				if (!isdigit((unsigned char) text[at]))
 					continue;
-				appendBinaryStringInfo(&out, text + copied, at - copied);
+				appendBinaryStringInfo(&out, text +copied, at - copied);
 				appendBinaryStringInfo(&out, NUMBER_MASK, mask_len);
 				copied = at;
 			}
@@ -304,7 +304,7 @@ mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
 			break;
 		}
 	}
-	appendBinaryStringInfo(&out, text + copied, len - copied);
+	appendBinaryStringInfo(&out, text +copied, len - copied);
 	*out_len = out.len;
 	return out.data;
 }
@@ -356,7 +356,7 @@ option_value_end(const char *text, int len, int at)
 		int			llen = strlen(label);
 		int			end = at + llen;
 
-		if (len - at < llen || strncmp(text + at, label, llen) != 0)
+		if (len - at < llen || strncmp(text +at, label, llen) != 0)
 			continue;
 		while (end < len && text[end] != '\n')
 			end++;
@@ -390,7 +390,7 @@ mask_plan_values(const char *text, int len, int *out_len)
 
 			while (end < len && text[end] != '"')
 				end++;
-			appendBinaryStringInfo(&out, text + i, Min(end + 1, len) - i);
+			appendBinaryStringInfo(&out, text +i, Min(end + 1, len) - i);
 			i = end;
 			line_start = false;
 			continue;
@@ -416,7 +416,7 @@ mask_plan_values(const char *text, int len, int *out_len)
 			int			wlen = (c == 't' || c == 'T') ? 4 : 5;
 
 			if (len - i >= wlen &&
-				pg_strncasecmp(text + i, wlen == 4 ? "true" : "false", wlen) == 0 &&
+				pg_strncasecmp(text +i, wlen == 4 ? "true" : "false", wlen) == 0 &&
 				(i + wlen == len || !is_word_char((unsigned char) text[i + wlen])))
 			{
 				appendStringInfo(&out, "$%d", next++);
@@ -505,7 +505,7 @@ pgsq_plan_text(QueryDesc *query, int *len)
 	{
 		int			masked_len;
 		char	   *masked = mask_explain_numbers(explained, explained_len, true,
-											  &masked_len);
+												  &masked_len);
 
 		/* EXPLAIN wrote its strings for the setting in force */
 		char	   *norm = pgsq_normalize(NULL, masked, 0, masked_len,

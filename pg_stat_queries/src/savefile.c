@@ -156,12 +156,13 @@ write_contents(SaveWriter *w)
 	memset(&header, 0, sizeof(header));
 	header.magic = PGSQ_SAVE_MAGIC;
 	header.format = PGSQ_SAVE_FORMAT;
+
 	/*
 	 * Builds before plans had entries would take a plan's row for its
-	 * statement's, and merge the two: a file holding plans is for readers
-	 * of format 8 and later only.  With max_plans = 0 no plan is kept, nor
-	 * saved (plans from before that was set, or restored, are left out), so
-	 * that an older build can read the file: how to downgrade.
+	 * statement's, and merge the two: a file holding plans is for readers of
+	 * format 8 and later only.  With max_plans = 0 no plan is kept, nor saved
+	 * (plans from before that was set, or restored, are left out), so that an
+	 * older build can read the file: how to downgrade.
 	 */
 	save_plans = pgsq_max_plans > 0 && pgsq_live_plans() > 0;
 	header.oldest_reader = save_plans ?
