@@ -938,11 +938,11 @@ pgsq_live_plans(void)
 	return pg_atomic_read_u64(&pgsq_entry_counts->live_plans);
 }
 
-/* A plan's execution found no room for the plan's new entry */
+/* Plan executions found no room for the plan's new entry */
 void
-pgsq_plan_untracked(void)
+pgsq_plan_untracked(uint64 executions)
 {
-	pg_atomic_add_fetch_u64(&pgsq_entry_counts->plans_untracked, 1);
+	pg_atomic_add_fetch_u64(&pgsq_entry_counts->plans_untracked, executions);
 }
 
 /* Plan executions that found no room for their plan's entry */

@@ -46,16 +46,20 @@
 static uint64 refused_here = 0;
 static uint64 refused_here_since_reset = 0;
 
-/* Count an execution refused because the table is at its bound */
-static void
-count_refused(const PgsqKey *key)
+/*
+ * Count executions refused because the table is at its bound: one at
+ * execution, or those of pending counts that could not be merged
+ * (pending.c)
+ */
+void
+pgsq_refuse_pending(const PgsqKey *key, uint64 executions)
 {
 	uint64		full_resets;
 
 	/* the statement of a plan refused is counted: only the plan is not */
 	if (pgsq_key_is_plan(key))
 	{
-		pgsq_plan_untracked();
+		pgsq_plan_untracked(executions);
 		return;
 	}
 	full_resets = pg_atomic_read_u64(&pgsq_state->full_resets);
@@ -63,20 +67,16 @@ count_refused(const PgsqKey *key)
 	if (refused_here > 0 && refused_here_since_reset != full_resets)
 		refused_here = 0;		/* a full reset came since: it zeroed these */
 	refused_here_since_reset = full_resets;
-	refused_here++;
+	refused_here += executions;
 	/* have the statistics system call pgsq_flush_static_cb */
 	pgstat_report_fixed = true;
 }
 
-/*
- * Count the executions of pending counts that could not be merged as
- * refused: the statement's, and a plan's (whose statement is counted)
- */
-void
-pgsq_refuse_pending(const PgsqKey *key, int64 calls)
+/* Count an execution refused because the table is at its bound */
+static inline void
+count_refused(const PgsqKey *key)
 {
-	for (int64 i = 0; i < calls; i++)
-		count_refused(key);
+	pgsq_refuse_pending(key, 1);
 }
 
 /* Add this backend's refused executions to the shared count */

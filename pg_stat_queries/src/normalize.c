@@ -185,14 +185,6 @@ token_is_literal(const char *tok)
 	}
 }
 
-/* Can this byte continue an identifier, keyword or parameter? */
-static inline bool
-is_word_byte(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		(c >= '0' && c <= '9') || c == '_' || c == '$' || IS_HIGHBIT_SET(c);
-}
-
 /*
  * Could a literal start in stmt[from..len)?  stmt is NUL-terminated at len.
  * Every string has a quote, every dollar quote a '$', and every number
@@ -212,7 +204,7 @@ literal_may_start(const char *stmt, int from, int len)
 		 p += strcspn(p, "'$0123456789"))
 	{
 		if (*p == '\'' || *p == '$' ||
-			p == stmt || !is_word_byte((unsigned char) p[-1]))
+			p == stmt || !pgsq_is_word_byte((unsigned char) p[-1]))
 			return true;
 		while (*p >= '0' && *p <= '9')
 			p++;				/* digits that continue a word */

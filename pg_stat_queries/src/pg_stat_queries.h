@@ -426,6 +426,17 @@ typedef enum PgsqScs
 	PGSQ_SCS_ON,
 } PgsqScs;
 
+/*
+ * Can this byte continue an identifier, keyword or parameter?  (normalize.c
+ * and plans.c tell words from what may be a value by it)
+ */
+static inline bool
+pgsq_is_word_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		(c >= '0' && c <= '9') || c == '_' || c == '$' || IS_HIGHBIT_SET(c);
+}
+
 extern void pgsq_scs_seen(void);
 extern PgsqScs pgsq_scs_lexed_here(void);
 extern PgsqScs pgsq_scs_now(void);
@@ -680,7 +691,7 @@ extern void pgsq_entries_removed(int64 count);
 extern void pgsq_live_entry_added(bool plan);
 extern void pgsq_live_entry_dropped(bool plan);
 extern uint64 pgsq_live_plans(void);
-extern void pgsq_plan_untracked(void);
+extern void pgsq_plan_untracked(uint64 executions);
 extern uint64 pgsq_plans_untracked(void);
 extern void pgsq_plans_untracked_reset(void);
 
@@ -849,7 +860,7 @@ extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,
 										  const PgsqCounters *counters,
 										  const PgsqTextSource *src);
 extern void pgsq_flush_refused(void);
-extern void pgsq_refuse_pending(const PgsqKey *key, int64 calls);
+extern void pgsq_refuse_pending(const PgsqKey *key, uint64 executions);
 extern void pgsq_refs_reserve_memory(void);
 
 /*

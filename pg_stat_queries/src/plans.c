@@ -259,17 +259,17 @@ static const char *const explain_numbers[] = {
  * runs.
  */
 static char *
-mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
+mask_explain_numbers(const char *str, int len, bool mask, int *out_len)
 {
 	static const int mask_len = sizeof(NUMBER_MASK) - 1;
 	StringInfoData out;
-	int			copied = 0;		/* text before this is in out */
+	int			copied = 0;		/* the text before this is in out */
 
 	initStringInfo(&out);
 	enlargeStringInfo(&out, len + (mask ? 64 : 0));
 	for (int i = 0; i < len; i++)
 	{
-		char		c = text[i];
+		char		c = str[i];
 
 		if (c != 'I' && c != 'S' && c != 'W')
 			continue;
@@ -280,23 +280,23 @@ mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
 			int			at = i + wlen;
 
 			if (word[0] != c || len - i <= wlen ||
-				strncmp(text +i, word, wlen) != 0)
+				strncmp(str + i, word, wlen) != 0)
 				continue;
 			if (!mask)
 			{
 				if (len - at <= mask_len ||
-					strncmp(text +at, NUMBER_MASK, mask_len) != 0 ||
-					!isdigit((unsigned char) text[at + mask_len]))
+					strncmp(str + at, NUMBER_MASK, mask_len) != 0 ||
+					!isdigit((unsigned char) str[at + mask_len]))
 					continue;
 				/* the word stays, the mask goes */
-				appendBinaryStringInfo(&out, text +copied, at - copied);
+				appendBinaryStringInfo(&out, str + copied, at - copied);
 				copied = at + mask_len;
 			}
 			else
 			{
-				if (!isdigit((unsigned char) text[at]))
+				if (!isdigit((unsigned char) str[at]))
 					continue;
-				appendBinaryStringInfo(&out, text +copied, at - copied);
+				appendBinaryStringInfo(&out, str + copied, at - copied);
 				appendBinaryStringInfo(&out, NUMBER_MASK, mask_len);
 				copied = at;
 			}
@@ -304,21 +304,14 @@ mask_explain_numbers(const char *text, int len, bool mask, int *out_len)
 			break;
 		}
 	}
-	appendBinaryStringInfo(&out, text +copied, len - copied);
+	appendBinaryStringInfo(&out, str + copied, len - copied);
 	*out_len = out.len;
 	return out.data;
 }
 
-/* Can this byte be part of a word: an identifier, keyword or $n? */
-static inline bool
-is_word_char(unsigned char c)
-{
-	return isalnum(c) || c == '_' || c == '$' || IS_HIGHBIT_SET(c);
-}
-
-/* The largest n of the $n in text, 0 if none */
+/* The largest n of the $n in str, 0 if none */
 static int
-largest_placeholder(const char *text, int len)
+largest_placeholder(const char *str, int len)
 {
 	int			largest = 0;
 
@@ -326,10 +319,10 @@ largest_placeholder(const char *text, int len)
 	{
 		int			n = 0;
 
-		if (text[i] != '$' || (i > 0 && is_word_char((unsigned char) text[i - 1])))
+		if (str[i] != '$' || (i > 0 && pgsq_is_word_byte((unsigned char) str[i - 1])))
 			continue;
-		while (i + 1 < len && isdigit((unsigned char) text[i + 1]) && n < 100000000)
-			n = n * 10 + (text[++i] - '0');
+		while (i + 1 < len && isdigit((unsigned char) str[i + 1]) && n < 100000000)
+			n = n * 10 + (str[++i] - '0');
 		largest = Max(largest, n);
 	}
 	return largest;
@@ -345,10 +338,10 @@ static const char *const explain_option_values[] = {
 
 /*
  * Where the value ends (its line's end) if one of the labels above starts
- * at text[at], else at
+ * at str[at], else at
  */
 static int
-option_value_end(const char *text, int len, int at)
+option_value_end(const char *str, int len, int at)
 {
 	for (int k = 0; k < lengthof(explain_option_values); k++)
 	{
@@ -356,9 +349,9 @@ option_value_end(const char *text, int len, int at)
 		int			llen = strlen(label);
 		int			end = at + llen;
 
-		if (len - at < llen || strncmp(text +at, label, llen) != 0)
+		if (len - at < llen || strncmp(str + at, label, llen) != 0)
 			continue;
-		while (end < len && text[end] != '\n')
+		while (end < len && str[end] != '\n')
 			end++;
 		return end;
 	}
@@ -366,58 +359,58 @@ option_value_end(const char *text, int len, int at)
 }
 
 /*
- * Copy a normalized plan text with the values the literal rule cannot tell
+ * Copy a normalized plan str with the values the literal rule cannot tell
  * from words replaced by placeholders numbered after its own: the boolean
  * constants EXPLAIN prints as the keywords true and false (unquoted, so
  * never an identifier), and the option values of the labels above.  Quoted
  * identifiers are copied as they are.
  */
 static char *
-mask_plan_values(const char *text, int len, int *out_len)
+mask_plan_values(const char *str, int len, int *out_len)
 {
 	StringInfoData out;
-	int			next = largest_placeholder(text, len) + 1;
+	int			next = largest_placeholder(str, len) + 1;
 	bool		line_start = true;
 
 	initStringInfo(&out);
 	for (int i = 0; i < len; i++)
 	{
-		char		c = text[i];
+		char		c = str[i];
 
 		if (c == '"')
 		{
 			int			end = i + 1;
 
-			while (end < len && text[end] != '"')
+			while (end < len && str[end] != '"')
 				end++;
-			appendBinaryStringInfo(&out, text +i, Min(end + 1, len) - i);
+			appendBinaryStringInfo(&out, str + i, Min(end + 1, len) - i);
 			i = end;
 			line_start = false;
 			continue;
 		}
 		if (line_start && c != ' ')
 		{
-			int			value_end = option_value_end(text, len, i);
+			int			value_end = option_value_end(str, len, i);
 
 			line_start = false;
 			if (value_end > i)
 			{
 				/* the label, then a placeholder to the end of the line */
-				while (text[i] != ':')
-					appendStringInfoChar(&out, text[i++]);
+				while (str[i] != ':')
+					appendStringInfoChar(&out, str[i++]);
 				appendStringInfo(&out, ": $%d", next++);
 				i = value_end - 1;
 				continue;
 			}
 		}
 		if ((c == 't' || c == 'f' || c == 'T' || c == 'F') &&
-			(i == 0 || !is_word_char((unsigned char) text[i - 1])))
+			(i == 0 || !pgsq_is_word_byte((unsigned char) str[i - 1])))
 		{
 			int			wlen = (c == 't' || c == 'T') ? 4 : 5;
 
 			if (len - i >= wlen &&
-				pg_strncasecmp(text +i, wlen == 4 ? "true" : "false", wlen) == 0 &&
-				(i + wlen == len || !is_word_char((unsigned char) text[i + wlen])))
+				pg_strncasecmp(str + i, wlen == 4 ? "true" : "false", wlen) == 0 &&
+				(i + wlen == len || !pgsq_is_word_byte((unsigned char) str[i + wlen])))
 			{
 				appendStringInfo(&out, "$%d", next++);
 				i += wlen - 1;
