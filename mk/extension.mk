@@ -8,7 +8,9 @@
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS += -I$(srcdir)/src
-PG_CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+# Warnings are shown, never fatal, in a user's build: a newer compiler may
+# warn where ours does not.  scripts/test fails on any warning (-Werror).
+PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare -Wno-clobbered -Wno-cast-function-type
 
 TEST_CONF ?= $(srcdir)/test/$(EXTENSION).conf
