@@ -99,6 +99,55 @@ def symbolize(pcs, maps):
     return out
 
 
+CLASSES = ("partition", "dsa", "entry", "pgss", "pgstat", "other")
+
+
+def lock_table(out_dir, kinds, configs, names):
+    """LWLock acquisitions per execution by who took them, against no extension"""
+    try:
+        with open(os.path.join(out_dir, "footprint_locks.tsv")) as f:
+            header = f.readline().rstrip("\n").split("\t")
+            rows = [dict(zip(header, l.rstrip("\n").split("\t"))) for l in f if l.strip()]
+    except OSError:
+        return []
+    counts = collections.defaultdict(dict)     # (kind, config, class) -> {n: calls}
+    lengths_seen = collections.defaultdict(set)
+    for r in rows:
+        counts[(r["kind"], r["config"], r["class"])][int(r["n"])] = int(r["calls"])
+        lengths_seen[(r["kind"], r["config"])].add(int(r["n"]))
+
+    def per_exec(kind, config, cls):
+        ns = sorted(lengths_seen.get((kind, config), ()))
+        if len(ns) < 2:
+            return None
+        v = counts.get((kind, config, cls), {})
+        return (v.get(ns[-1], 0) - v.get(ns[0], 0)) / (ns[-1] - ns[0])
+
+    out = ["LWLock acquisitions per execution by who took them (callgrind's callers), added to no "
+           "extension's: partition = the statistics system's partitioned hash (dshash), dsa = "
+           "dynamic shared memory allocation (a lock per size class and per area, shared by every "
+           "backend allocating that size), entry = an entry's lock taken by our code, pgss = "
+           "pg_stat_statements' global lock, pgstat = the statistics system's own, other = the "
+           "rest of PostgreSQL.", "",
+           "| statement | configuration | " + " | ".join(CLASSES) + " | total |",
+           "|---|---|" + "---:|" * (len(CLASSES) + 1)]
+    for kind in kinds:
+        for c in configs:
+            if c == "none":
+                continue
+            cells, total = [], 0.0
+            for cls in CLASSES:
+                v, b = per_exec(kind, c, cls), per_exec(kind, "none", cls)
+                if v is None or b is None:
+                    cells.append("-")
+                    continue
+                total += v - b
+                cells.append(fmt(v - b, 2, True))
+            out.append(f"| {kind} | {names.get(c, c)} | " + " | ".join(cells) + f" | {fmt(total, 2, True)} |")
+    out.append("")
+    return out
+
+
 def main():
     out_dir, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     groups = sys.argv[4:]
@@ -107,7 +156,8 @@ def main():
         rows = [dict(zip(header, l.rstrip("\n").split("\t"))) for l in f if l.strip()]
     kinds = list(dict.fromkeys(r["kind"] for r in rows))
     configs = list(dict.fromkeys(r["config"] for r in rows))
-    names = {"none": "no extension", "pgss": "pg_stat_statements", "pgsq": "pg_stat_queries"}
+    names = {"none": "no extension", "pgss": "pg_stat_statements", "pgsq": "pg_stat_queries",
+             "pgsqnp": "pg_stat_queries, plans off"}
     env = {}
     try:
         with open(os.path.join(out_dir, "footprint_env.txt")) as f:
@@ -163,6 +213,7 @@ def main():
         lines.append("Runs that did not end cleanly: " + ", ".join(
             f"{r['kind']}/{r['config']}/{r['tool']}/{r['n']} ({r['status']})" for r in bad))
     lines.append("")
+    lines.extend(lock_table(out_dir, kinds, configs, names))
     with open(os.path.join(out_dir, "footprint.md"), "w") as f:
         f.write("\n".join(lines))
     with open(os.path.join(out_dir, "footprint_slopes.tsv"), "w") as f:
