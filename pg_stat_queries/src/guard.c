@@ -14,9 +14,11 @@
  *	  shared memory segments"): DSA_ALLOC_NO_OOM covers only the areas' own
  *	  limits, and PostgreSQL cannot tell in advance whether an allocation
  *	  will need a segment.  Such an error, of class 53 (insufficient
- *	  resources), becomes a false result: the caller counts the execution
- *	  as untracked or the text as missing, and the statement goes on.  Any
- *	  other error is raised as it came.
+ *	  resources) or any other (creating a segment also maps errno values
+ *	  such as EACCES or EDQUOT to 42501 or XX000), becomes a false result:
+ *	  the caller counts the execution as untracked or the text as missing,
+ *	  and the statement goes on.  Only a cancel or termination (class 57)
+ *	  is raised as it came: it is the statement's, not ours.
  *
  * Each such failure costs more than the statement it is made for: the
  * descriptor dsm_create pushed stays in the backend's list of segments
@@ -85,8 +87,12 @@
 #define PGSQ_ALLOC_PAUSE_MIN_MS 1000
 #define PGSQ_ALLOC_PAUSE_MAX_MS 10000
 
-/* Tests: every guarded allocation fails as with a full /dev/shm */
+/*
+ * Tests: every guarded allocation fails as with a full /dev/shm, or as
+ * with a /dev/shm this user may not write
+ */
 #define PGSQ_ALLOC_FAIL_POINT "pg-stat-queries-shared-alloc"
+#define PGSQ_ALLOC_DENIED_POINT "pg-stat-queries-shared-alloc-denied"
 
 static TimestampTz alloc_last_logged = 0;
 static uint64 alloc_failures_unlogged = 0;
@@ -108,12 +114,20 @@ inject_alloc_failure(void)
 				(errcode(ERRCODE_DISK_FULL),
 				 errmsg("injected failure to create a shared memory segment")));
 	}
+	if (IS_INJECTION_POINT_ATTACHED(PGSQ_ALLOC_DENIED_POINT))
+	{
+		INJECTION_POINT(PGSQ_ALLOC_DENIED_POINT, NULL);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("injected failure to open a shared memory segment: Permission denied")));
+	}
 #endif
 }
 
 /*
- * Run fn(arg), catching its errors: those of class 53 only if
- * resources_only, any other then being raised as it came.  Returns 0, or
+ * Run fn(arg), catching its errors; if resources_only, a cancel or
+ * termination (class 57) is raised as it came, whose pending flag the
+ * error's raiser has cleared: swallowed, it would be lost.  Returns 0, or
  * the SQLSTATE of the error caught, copied to *edata if not NULL (in the
  * caller's memory context).
  */
@@ -147,7 +161,7 @@ run_catching(PgsqGuardedFn fn, void *arg, bool resources_only,
 		ExitOnAnyError = exit_on_any_error;
 		sqlerrcode = geterrcode();
 		if (resources_only &&
-			ERRCODE_TO_CATEGORY(sqlerrcode) != ERRCODE_INSUFFICIENT_RESOURCES)
+			ERRCODE_TO_CATEGORY(sqlerrcode) == ERRCODE_OPERATOR_INTERVENTION)
 			PG_RE_THROW();
 		HOLD_INTERRUPTS();
 		LWLockReleaseAll();
@@ -260,10 +274,10 @@ note_alloc_result(PgsqAllocPause *pause, uint64 pause_end, int sqlerrcode)
 
 /*
  * Run fn(arg), which allocates shared memory from area, with no LWLock
- * held.  Returns false if it raised an error of class 53 (insufficient
- * resources), or if it was not run because such an error paused the
- * area's allocations (above); either is logged (at most every
- * PGSQ_ALLOC_LOG_INTERVAL_MS) and forgotten.  Raises any other error.
+ * held.  Returns false if it raised an error, or if it was not run because
+ * such an error paused the area's allocations (above); either is logged
+ * (at most every PGSQ_ALLOC_LOG_INTERVAL_MS) and forgotten.  Raises only a
+ * cancel or termination.
  */
 bool
 pgsq_shared_alloc(PgsqArea area, PgsqGuardedFn fn, void *arg)

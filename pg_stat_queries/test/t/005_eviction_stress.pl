@@ -118,7 +118,9 @@ ok($ok, 'phase 2 pgbench succeeded') or diag($$err);
 # back to max = 100: the table shrinks promptly
 $node->safe_psql('postgres',
 	"ALTER SYSTEM SET pg_stat_queries.max = 100; ALTER SYSTEM SET pg_stat_queries.query_text_memory = '1MB'; SELECT pg_reload_conf();");
-sleep(0.5);
+# each poll is a new backend, which starts with the postmaster's settings
+ok($node->poll_query_until('postgres', "SELECT current_setting('pg_stat_queries.max') = '100'"),
+	'max = 100 reloaded');
 ($h, $out, $err) = start_pgbench(3, "$work\@1");
 sample_until_done($h);
 cmp_ok($node->safe_psql('postgres', 'SELECT num_entries FROM pg_stat_queries_info'),

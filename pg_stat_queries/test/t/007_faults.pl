@@ -474,7 +474,11 @@ ok( $node->poll_query_until('postgres',
 	'statements of x are tracked');
 
 $run = start_pgbench('x', 4, 30, $hot);
-sleep(1.5);
+# under load: all four clients connected
+ok( $node->poll_query_until('postgres',
+		"SELECT count(*) = 4 FROM pg_stat_activity WHERE datname = 'x' AND application_name = 'faults_pgbench'"
+	),
+	'pgbench clients connected to x');
 $node->safe_psql('postgres', 'DROP DATABASE x WITH (FORCE)');
 finish_pgbench($run);
 like(${ $run->{err} }, qr/terminat|server closed|connection/i, 'pgbench clients were terminated');

@@ -50,7 +50,7 @@ $node->start;
 
 SKIP:
 {
-	skip 'injection points not available', 10
+	skip 'injection points not available', 14
 	  unless $node->check_extension('injection_points');
 
 	$node->safe_psql('postgres',
@@ -136,6 +136,29 @@ SELECT count(*) FROM u:a, u:b, u:c WHERE u:a.id = u:b.id AND u:b.id = u:c.id;
 	$node->safe_psql('postgres', 'SELECT pg_stat_queries_reset()');
 	is(run_and_find('SELECT count(*) FROM u7 x, u8 y WHERE x.id = y.id', 'FROM u7 x, u8 y'),
 		'1', 'a reset ends the pause');
+
+	# An error of another class (a /dev/shm this user may not write: 42501)
+	# fails no statement either, and pauses allocations the same way
+	my $denied = 'pg-stat-queries-shared-alloc-denied';
+	$log_offset = -s $node->logfile;
+	my $untracked = $node->safe_psql('postgres',
+		'SELECT untracked_executions FROM pg_stat_queries_info');
+	$node->safe_psql('postgres', "SELECT injection_points_attach('$denied', 'notice')");
+	my ($rc, $stdout, $stderr) = $node->psql('postgres',
+		"SELECT count(*) AS denied_rows FROM u9 x, u10 y WHERE x.id = y.id;
+"
+		  . "SELECT count(*) FROM u11 x, u12 y WHERE x.id = y.id;");
+	$node->safe_psql('postgres', "SELECT injection_points_detach('$denied')");
+	is($rc, 0, 'new statements succeed while the allocation is denied');
+	unlike($stderr, qr/ERROR/, 'no error reaches the client') or diag($stderr);
+	like(slurp_file($node->logfile, $log_offset),
+		qr/pg_stat_queries could not allocate shared memory \(SQLSTATE 42501\)/,
+		'the log gives the error\'s SQLSTATE');
+	# (the session adds its counts as it exits)
+	ok( $node->poll_query_until('postgres',
+			"SELECT untracked_executions >= $untracked + 2 FROM pg_stat_queries_info"),
+		'both executions counted as untracked');
+	$node->safe_psql('postgres', 'SELECT pg_stat_queries_reset()');
 }
 
 ok(!$node->log_contains(qr/TRAP:|PANIC|server process .* was terminated/),
