@@ -23,6 +23,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "libpq/auth.h"
 #include "miscadmin.h"
 #include "nodes/queryjumble.h"
 #include "postmaster/interrupt.h"
@@ -69,6 +70,7 @@ StaticAssertDecl(sizeof(PgsqSharedEntry) > 1024 &&
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static ClientAuthentication_hook_type prev_client_auth_hook = NULL;
 
 static void pgsq_init_backend_cb(void);
 static bool pgsq_flush_static_cb(bool nowait);
@@ -99,10 +101,9 @@ static PgStat_KindInfo pgsq_kind_info = {
 /*
  * Per-backend setup done by the statistics system (all process types).  The
  * startup process decides whether the saved statistics are to be restored
- * (after a clean shutdown only).  The first client backend restores them:
- * client backends start after the startup process let the statistics
- * system restore its own, on a primary as on a hot standby, and before any
- * statement is tracked.  A single-user backend is its own startup process:
+ * (after a clean shutdown only).  The first client backend restores them
+ * once authenticated (client_auth_hook).  A single-user backend is its own
+ * startup process:
  * it decides here, before it restores PostgreSQL's statistics, and restores
  * ours at its first flush, once they are back.
  */
@@ -123,8 +124,31 @@ pgsq_init_backend_cb(void)
 	if (MyBackendType == B_CHECKPOINTER ||
 		MyBackendType == B_STANDALONE_BACKEND)
 		pgstat_report_fixed = true;
-	if (MyBackendType == B_BACKEND)
+}
+
+/*
+ * ClientAuthentication_hook: the first client backend that is let in
+ * restores the saved statistics, before it runs any statement.  Client
+ * backends start after the startup process let the statistics system
+ * restore its own, on a primary as on a hot standby.  Not before
+ * authentication: a connection refused must cost nothing, even while a
+ * restore keeps failing.
+ */
+static void
+client_auth_hook(Port *port, int status)
+{
+	if (prev_client_auth_hook)
+		prev_client_auth_hook(port, status);
+	if (status == STATUS_OK && MyBackendType == B_BACKEND)
+	{
+		/*
+		 * Authentication's timeout may fire meanwhile: it then ends the
+		 * connection once the restore is done, not in its middle
+		 */
+		HOLD_INTERRUPTS();
 		(void) pgsq_restore_saved(false);
+		RESUME_INTERRUPTS();
+	}
 }
 
 /*
@@ -281,6 +305,8 @@ pgsq_shmem_startup_hook(void)
 		for (int i = 0; i < PGSQ_NUM_AREAS; i++)
 			pgsq_alloc_pause_init(&pgsq_state->alloc_pause[i]);
 		pg_atomic_init_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_PENDING);
+		pg_atomic_init_u32(&pgsq_state->restore_failures, 0);
+		pg_atomic_init_u64(&pgsq_state->restore_retry_at, 0);
 		pgsq_state->loaded_texts = InvalidDsaPointer;
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
@@ -307,6 +333,8 @@ _PG_init(void)
 	shmem_request_hook = pgsq_shmem_request_hook;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = pgsq_shmem_startup_hook;
+	prev_client_auth_hook = ClientAuthentication_hook;
+	ClientAuthentication_hook = client_auth_hook;
 
 	pgsq_install_hooks();
 	pgsq_install_direct_scan();

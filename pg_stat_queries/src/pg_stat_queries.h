@@ -342,6 +342,9 @@ typedef struct PgsqSharedState
 								 * that failed after them; written by the
 								 * claimer only */
 	bool		restore_legacy_ran; /* 1.1's statistics were converted */
+	pg_atomic_uint32 restore_failures;	/* attempts failed in a row */
+	pg_atomic_uint64 restore_retry_at;	/* no attempt by a client backend
+										 * before (restore.c) */
 	int			text_tranche_id;
 	dsa_pointer loaded_texts;	/* texts read at startup, until the first
 								 * client backend gives them to their entries

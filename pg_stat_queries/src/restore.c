@@ -530,6 +530,15 @@ restore_file(void)
 								 restored, PGSQ_SAVE_FILE)));
 }
 
+/*
+ * Attempts by client backends that may fail in a row before the next waits
+ * a pause, the first pause and the longest: a restore failing for good
+ * then costs a connection a read of the file at most every few minutes.
+ */
+#define PGSQ_RESTORE_TRIES 3
+#define PGSQ_RESTORE_PAUSE_MIN_MS 10000
+#define PGSQ_RESTORE_PAUSE_MAX_MS 300000
+
 /* This process claimed the restore (restore_pending is PGSQ_RESTORE_CLAIMED) */
 static bool restore_claimed = false;
 
@@ -583,22 +592,47 @@ restore_claimed_file(void *arg)
  * Restore what was saved at the last clean shutdown, once: the first client
  * or single-user backend, before it tracks anything, or the checkpointer at
  * shutdown if no client backend came.  An error costs only this attempt: it
- * is logged, and a later backend goes on from there.  take_over: no other
- * process can be restoring (shutdown, single-user mode), so a claim left by
- * a process that exited while restoring (FATAL) is taken over.  Returns
- * whether nothing is left to restore.
+ * is logged, and a later backend goes on from there.  After
+ * PGSQ_RESTORE_TRIES attempts failed in a row, client backends wait a
+ * pause between attempts (doubled up to PGSQ_RESTORE_PAUSE_MAX_MS), so that
+ * a restore that keeps failing does not cost every connection a read of
+ * the file and a line of the log.  take_over: no other process can be
+ * restoring (shutdown, single-user mode), so a claim left by a process
+ * that exited while restoring (FATAL) is taken over, and no pause holds.
+ * Returns whether nothing is left to restore.
  */
 bool
 pgsq_restore_saved(bool take_over)
 {
+	uint32		failures;
+
 	if (pgsq_state == NULL ||
 		pg_atomic_read_u32(&pgsq_state->restore_pending) == PGSQ_RESTORE_DONE)
 		return true;
+	failures = pg_atomic_read_u32(&pgsq_state->restore_failures);
+	if (!take_over && failures >= PGSQ_RESTORE_TRIES &&
+		(uint64) GetCurrentTimestamp() <
+		pg_atomic_read_u64(&pgsq_state->restore_retry_at))
+		return false;
 	restore_take_over = take_over;
 	if (!pgsq_run_guarded(restore_claimed_file, NULL,
 						  "restore the statistics saved at the last shutdown") &&
 		restore_claimed)
 	{
+		int			shift;
+		int64		pause_ms;
+
+		/* the next attempt after a pause, once this one failed too often */
+		failures = pg_atomic_add_fetch_u32(&pgsq_state->restore_failures, 1);
+		if (failures >= PGSQ_RESTORE_TRIES)
+		{
+			shift = (int) Min(failures - PGSQ_RESTORE_TRIES, 8);
+			pause_ms = Min((int64) PGSQ_RESTORE_PAUSE_MIN_MS << shift,
+						   PGSQ_RESTORE_PAUSE_MAX_MS);
+			pg_atomic_write_u64(&pgsq_state->restore_retry_at,
+								(uint64) TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+																	 pause_ms));
+		}
 		/* give the claim back, for the next attempt */
 		pg_atomic_write_u32(&pgsq_state->restore_pending, PGSQ_RESTORE_PENDING);
 		restore_claimed = false;

@@ -74,11 +74,17 @@ ok($node->check_extension('injection_points'), 'injection points available');
 	ok(!-e $ours, 'the file is removed once restored');
 
 	# the checkpointer, when no backend came: it fails, keeps the file as
-	# it is, and the next start restores it whole
+	# it is, and the next start restores it whole; and a restore that keeps
+	# failing is tried by three backends, then left alone for a while
 	$node->restart;
 	$node->safe_psql('postgres',
 		"SELECT injection_points_attach('pg-stat-queries-restored-statement', 'error')",
 		connstr => $walsender);
+	$offset = -s $node->logfile;
+	$node->safe_psql('postgres', 'SELECT 1') for 1 .. 5;
+	my $tries = () = slurp_file($node->logfile, $offset) =~
+	  /could not restore the statistics saved at the last shutdown/g;
+	is($tries, 3, 'five connections while the restore keeps failing: three attempts');
 	$offset = -s $node->logfile;
 	$node->stop;
 	ok( $node->log_contains(
