@@ -116,8 +116,8 @@ sampling_ended(int level)
  * Asking the executor for whole-query instrumentation (QueryDesc->totaltime,
  * as pg_stat_statements does) costs a zeroed Instrumentation of some 400
  * bytes in the query's memory on every execution, often a new memory block,
- * and a start/stop pair around both ExecutorRun and ExecutorFinish: about
- * 550 of the 38,000 instructions of a primary-key lookup.  We measure the
+ * and a start/stop pair around both ExecutorRun and ExecutorFinish: a
+ * noticeable share of a primary-key lookup.  We measure the
  * same windows ourselves and keep the totals of each running statement in a
  * small backend-local array, searched by QueryDesc address:
  *

@@ -394,7 +394,7 @@ entry_exists(uint64 objid)
  * remember, so one freed by that lookup's own collection is never kept.
  * It holds at most PGSQ_KNOWN_REFS_MAX entries (a table of 131,072 slots,
  * 3 MB) and is emptied when full: below that, a known statement would go
- * to the statistics system's lookup (about 250 instructions and a cache
+ * to the statistics system's lookup (a hash of the whole key and a cache
  * line more) whenever the backend runs more statements than it holds.
  */
 #define PGSQ_KNOWN_REFS_MAX 98304

@@ -62,8 +62,8 @@ typedef struct TextChunk
  * Chunks of texts this backend freed, kept for its next texts instead of
  * going back to the area: under a stream of new statements the backend that
  * evicts an entry is the one about to create the next, and a chunk reused
- * costs neither an allocation nor a free (about 500 instructions per new
- * statement).  A sweep evicts several entries at once, so up to
+ * costs neither an allocation nor a free, nor their locks.  A sweep
+ * evicts several entries at once, so up to
  * PGSQ_SPARE_CHUNKS chunks are kept, of at most PGSQ_SPARE_BYTES in all,
  * each reused for a text needing at least half of it; they go back to the
  * area at exit.  So that texts of about the same length fit each other's
