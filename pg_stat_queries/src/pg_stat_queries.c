@@ -61,8 +61,7 @@ StaticAssertDecl(offsetof(PgsqRareCounters, shared_blks_written) + sizeof(int64)
 /*
  * An entry must fall in the statistics area's 1280-byte size class: with
  * the histogram's 968 bytes of counts it cannot be smaller, and a larger
- * class would be memory given for nothing (the budget of issue 42 is 1 kB
- * more per entry than the 448 bytes before).
+ * class would be memory given for nothing.
  */
 StaticAssertDecl(sizeof(PgsqSharedEntry) > 1024 &&
 				 sizeof(PgsqSharedEntry) <= 1280,
@@ -345,8 +344,8 @@ _PG_init(void)
 	 * first use, they would be allocated while that statement's executor
 	 * memory is live, above it in the C heap: the blocks every later
 	 * statement allocates and frees would then come from the heap's free
-	 * lists instead of its top, which cost about 300 instructions per
-	 * statement (bench/callgrind.sh).
+	 * lists instead of its top, which costs every statement
+	 * (bench/callgrind.sh measures it).
 	 */
 	pgsq_refs_reserve_memory();
 	pgsq_pending_reserve_memory();
