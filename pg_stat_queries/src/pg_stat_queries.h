@@ -920,6 +920,8 @@ extern bool pgsq_plan_defer(const PgsqKey *statement, int64 planid,
 							double ms, uint64 rows,
 							const BufferUsage *bufusage);
 extern void pgsq_plan_replay(const PgsqKey *statement);
+extern bool pgsq_plans_settle(bool nowait, bool all);
+extern bool pgsq_plans_settle_many(bool nowait);
 extern bool pgsq_record_known(int64 queryid, bool toplevel, int64 planid,
 							  uint64 rows, const PgsqUsage *usage,
 							  PgsqPlanCache plan_cache);
