@@ -443,6 +443,8 @@ extern PgsqScs pgsq_scs_now(void);
 extern char *pgsq_normalize(const JumbleState *jstate, const char *query,
 							int query_loc, int query_len, PgsqScs scs,
 							int *out_len, int *unlocated);
+extern char *pgsq_normalize_plan(const char *text, int len, PgsqScs scs,
+								 int *out_len);
 
 
 /*----------------------------------------------------------------------
