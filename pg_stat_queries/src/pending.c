@@ -932,7 +932,7 @@ settle_plan(const PlanMemo *m, bool nowait)
 	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
 	if (pgsq_text_closed(entry))
 	{
-		pgsq_plan_untracked(1);	/* being evicted */
+		pgsq_plan_untracked(1); /* being evicted */
 		return true;
 	}
 	pgsq_counters_clear(&counters);
