@@ -264,7 +264,7 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 		return false;			/* first visit: survives this pass */
 	if (class == 1 && previous != class_pass &&
 		!unused_for_interval(class, previous, class_pass))
-		return false;			/* a plan used less than an interval ago */
+		return false;			/* a plan unused for less than an interval */
 
 	/*
 	 * An entry being merged into right now is in use: skip it.  Taking its

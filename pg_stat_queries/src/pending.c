@@ -901,17 +901,22 @@ pgsq_plan_replay(const PgsqKey *statement)
 }
 
 /*
- * Count a kept plan's execution: into the plan's entry if it has one, not
- * created for it, else in untracked_plans.  False if nowait and the entry's
+ * Count a kept plan's execution: into the plan's entry if this backend
+ * knows it has one (created here, or referenced; the entry is not created
+ * for it), else in untracked_plans.  An entry only another backend made is
+ * not looked for: most kept plans are of statements run once, whose plans
+ * have none, and the lookup of a missing entry would cost each new
+ * statement as much as a shared lookup.  False if nowait and the entry's
  * lock was busy: it stays kept, for the next flush.
  */
 static bool
 settle_plan(const PlanMemo *m, bool nowait)
 {
 	PgsqKey		key = m->statement;
-	PgStat_EntryRef *entry_ref;
 	PgsqSharedEntry *entry;
 	PgsqCounters counters;
+	bool		stale = false;
+	bool		missing = false;
 
 	if (m->full_resets != pg_atomic_read_u64(&pgsq_state->full_resets))
 		return true;			/* a full reset zeroed untracked_plans too */
@@ -922,17 +927,11 @@ settle_plan(const PlanMemo *m, bool nowait)
 		return true;
 	}
 	key.planid = m->planid;
-	entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-									 pgsq_objid(&key), false, NULL);
-	if (entry_ref == NULL || entry_ref->shared_entry->dropped)
+	entry = pgsq_lookup_entry(pgsq_objid(&key), &stale, &missing);
+	if (entry == NULL || pgsq_text_closed(entry))
 	{
+		/* none, or being dropped (evicted), or referenced stale */
 		pgsq_plan_untracked(1);
-		return true;
-	}
-	entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	if (pgsq_text_closed(entry))
-	{
-		pgsq_plan_untracked(1); /* being evicted */
 		return true;
 	}
 	pgsq_counters_clear(&counters);
