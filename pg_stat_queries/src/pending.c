@@ -783,6 +783,13 @@ static PlanMemo *displaced = NULL;
 static int	displaced_count = 0;
 static int	displaced_size = 0;
 
+/*
+ * Kept plans counted untracked by settling, added to the shared count once
+ * per settling (one write of a line every backend reads, not one per new
+ * statement); an error in between leaves them for the next
+ */
+static uint64 untracked_here = 0;
+
 static void settle_plans_at_exit(int code, Datum arg);
 
 /* The memo's place for a statement */
@@ -923,7 +930,7 @@ settle_plan(const PlanMemo *m, bool nowait)
 	if (m->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
 	{
 		/* its statement's entry, or its plan's, may be a later life */
-		pgsq_plan_untracked(1);
+		untracked_here++;
 		return true;
 	}
 	key.planid = m->planid;
@@ -931,7 +938,7 @@ settle_plan(const PlanMemo *m, bool nowait)
 	if (entry == NULL || pgsq_text_closed(entry))
 	{
 		/* none, or being dropped (evicted), or referenced stale */
-		pgsq_plan_untracked(1);
+		untracked_here++;
 		return true;
 	}
 	pgsq_counters_clear(&counters);
@@ -948,6 +955,8 @@ settle_plan(const PlanMemo *m, bool nowait)
 bool
 pgsq_plans_settle(bool nowait, bool all)
 {
+	if (pgsq_state == NULL)
+		return false;
 	if (all && plan_memo != NULL)
 	{
 		for (int i = 0; i < PGSQ_PLAN_MEMO_SIZE; i++)
@@ -958,8 +967,6 @@ pgsq_plans_settle(bool nowait, bool all)
 			(void) settle_plan(&plan_memo[i], false);
 		}
 	}
-	if (pgsq_state == NULL)
-		return false;
 	while (displaced_count > 0)
 	{
 		/* taken off first: an error while counting loses only this one */
@@ -968,9 +975,16 @@ pgsq_plans_settle(bool nowait, bool all)
 		if (!settle_plan(&m, nowait))
 		{
 			displaced_count++;	/* its lock is busy: it and the rest wait */
-			return true;
+			break;
 		}
 	}
+	if (untracked_here > 0)
+	{
+		pgsq_plan_untracked(untracked_here);
+		untracked_here = 0;
+	}
+	if (displaced_count > 0)
+		return true;
 	if (displaced_size > PGSQ_DISPLACED_SETTLE_AT)
 	{
 		pfree(displaced);
