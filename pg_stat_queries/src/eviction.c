@@ -35,6 +35,9 @@
 /* Victims a scan may choose ahead for later slices */
 #define PGSQ_VICTIM_QUEUE_SIZE 4096
 
+/* Ends of the latest passes of each class kept (a power of two) */
+#define PGSQ_PASS_ENDS 64
+
 /*
  * Every this many passes, one scans the whole hash even if the ring is
  * whole, but no sooner than PGSQ_FULL_PASS_MIN_INTERVAL_MS after the last
@@ -120,6 +123,13 @@ typedef struct SweepState
 	pg_atomic_uint32 class_swept[2];	/* swept in the current class pass */
 	pg_atomic_uint32 class_skipped[2];	/* passed over unvisited in this pass
 										 * of the hand */
+
+	/*
+	 * When the latest passes of each class ended, by pass number modulo
+	 * PGSQ_PASS_ENDS (0: not known).  Like the queue, read and written only
+	 * by the backend holding sweep->sweeping.
+	 */
+	TimestampTz class_pass_end[2][PGSQ_PASS_ENDS];
 	VictimQueue victim_queue;
 } SweepState;
 
@@ -165,6 +175,8 @@ pgsq_eviction_shmem_startup(void)
 		pg_atomic_init_u32(&sweep->class_pass[c], 1);
 		pg_atomic_init_u32(&sweep->class_swept[c], 0);
 		pg_atomic_init_u32(&sweep->class_skipped[c], 0);
+		for (int i = 0; i < PGSQ_PASS_ENDS; i++)
+			sweep->class_pass_end[c][i] = 0;
 	}
 	sweep->victim_queue.head = 0;
 	sweep->victim_queue.count = 0;
@@ -178,6 +190,31 @@ void
 pgsq_sweep_after_full_reset(void)
 {
 	pg_atomic_write_u64(&sweep->pass_evicted, 0);
+}
+
+/*
+ * Has a plan whose usage count a visit in pass "previous" of its class left
+ * at zero gone unused for min_sweep_interval?  That visit came before the
+ * pass ended (for a pass too old to be kept, before the oldest kept ended).
+ * Plans churn at their bound, where passes follow each other within
+ * milliseconds, and a plan run thousands of times a second was evicted
+ * when its backend was off the CPU for two of them; statements' passes
+ * below their bound are that far apart anyway.
+ */
+static bool
+unused_for_interval(int class, uint32 previous, uint32 class_pass)
+{
+	uint32		behind = class_pass - previous;
+	TimestampTz ended;
+
+	if (pgsq_min_sweep_interval <= 0)
+		return true;
+	if (behind >= PGSQ_PASS_ENDS)
+		previous = class_pass - (PGSQ_PASS_ENDS - 1);
+	ended = sweep->class_pass_end[class][previous % PGSQ_PASS_ENDS];
+	return ended == 0 ||
+		TimestampDifferenceExceeds(ended, GetCurrentTimestamp(),
+								   pgsq_min_sweep_interval);
 }
 
 /*
@@ -225,6 +262,9 @@ visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
 	}
 	if (previous == 0)
 		return false;			/* first visit: survives this pass */
+	if (class == 1 && previous != class_pass &&
+		!unused_for_interval(class, previous, class_pass))
+		return false;			/* a plan unused for less than an interval */
 
 	/*
 	 * An entry being merged into right now is in use: skip it.  Taking its
@@ -711,8 +751,10 @@ sweep_slice(void)
 			if (pg_atomic_read_u32(&sweep->class_swept[c]) &&
 				!pg_atomic_read_u32(&sweep->class_skipped[c]))
 			{
-				uint32		next = pg_atomic_read_u32(&sweep->class_pass[c]) + 1;
+				uint32		ended = pg_atomic_read_u32(&sweep->class_pass[c]);
+				uint32		next = ended + 1;
 
+				sweep->class_pass_end[c][ended % PGSQ_PASS_ENDS] = now;
 				pg_atomic_write_u32(&sweep->class_pass[c], next == 0 ? 1 : next);
 				pg_atomic_write_u32(&sweep->class_swept[c], 0);
 			}

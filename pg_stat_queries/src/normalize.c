@@ -406,24 +406,95 @@ scan_either_way(const char *stmt, int len, const LocationLen *locs,
 }
 #endif
 
+/* What number_by_value sorts: the replacements of a statement */
+typedef struct ValueOrder
+{
+	const char *stmt;
+	const ReplacementList *list;
+} ValueOrder;
+
+/* Do two replacements replace the same text? */
+static inline bool
+same_value(const char *stmt, const Replacement *x, const Replacement *y)
+{
+	return x->len == y->len &&
+		memcmp(stmt + x->start, stmt + y->start, x->len) == 0;
+}
+
+/* Order replacements by the text they replace, then by position */
+static int
+compare_values(const void *a, const void *b, void *arg)
+{
+	const ValueOrder *o = arg;
+	const Replacement *x = &o->list->items[*(const int *) a];
+	const Replacement *y = &o->list->items[*(const int *) b];
+	int			c;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	c = memcmp(o->stmt + x->start, o->stmt + y->start, x->len);
+	if (c != 0)
+		return c;
+	return pg_cmp_s32(x->start, y->start);
+}
+
+/*
+ * The placeholder number of each replacement when one value gets one
+ * number: numbered after first, in the order of each value's first
+ * occurrence in the text
+ */
+static int *
+number_by_value(const char *stmt, const ReplacementList *list, int first)
+{
+	ValueOrder	o = {stmt, list};
+	int			n = list->count;
+	int		   *order = palloc(n * sizeof(int));
+	int		   *leader = palloc(n * sizeof(int));
+	int		   *numbers = palloc(n * sizeof(int));
+
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	qsort_arg(order, n, sizeof(int), compare_values, &o);
+	/* each value's first occurrence leads its run of equal values */
+	for (int k = 0; k < n; k++)
+	{
+		int			i = order[k];
+
+		if (k > 0 &&
+			same_value(stmt, &list->items[order[k - 1]], &list->items[i]))
+			leader[i] = leader[order[k - 1]];
+		else
+			leader[i] = i;
+	}
+	for (int i = 0; i < n; i++)
+		numbers[i] = leader[i] == i ? ++first : numbers[leader[i]];
+	pfree(order);
+	pfree(leader);
+	return numbers;
+}
+
 /*
  * Write stmt with its replacements made.  Constants become $n numbered after
- * the highest parameter the statement uses, in text order; parameters are
- * kept as written, unless lists were squashed (then everything is
- * renumbered, so the numbers have no gaps).  Where only recorded constants
- * are replaced, this is pg_stat_statements' text, byte for byte.
+ * the highest parameter the statement uses, in text order (if by_value, a
+ * value written more than once gets one number); parameters are kept as
+ * written, unless lists were squashed (then everything is renumbered, so
+ * the numbers have no gaps).  Where only recorded constants are replaced,
+ * this is pg_stat_statements' text, byte for byte.
  */
 static char *
 apply_replacements(const char *stmt, int len, const ReplacementList *list,
-				   const JumbleState *jstate, int *out_len)
+				   const JumbleState *jstate, bool by_value, int *out_len)
 {
 	StringInfoData buf;
 	bool		renumber = jstate != NULL && jstate->has_squashed_lists;
 	int			placeholder = jstate != NULL ? jstate->highest_extern_param_id : 0;
 	int			copied = 0;
+	int		   *numbers = NULL;
 
 	if (list->unlocated > 0 && !renumber)
 		placeholder = Max(placeholder, list->highest_param);
+	if (by_value && jstate == NULL)
+		numbers = number_by_value(stmt, list, placeholder);
 
 	initStringInfo(&buf);
 	for (int i = 0; i < list->count; i++)
@@ -433,12 +504,15 @@ apply_replacements(const char *stmt, int len, const ReplacementList *list,
 		if (r->extern_param && !renumber)
 			continue;
 		appendBinaryStringInfo(&buf, stmt + copied, r->start - copied);
-		appendStringInfo(&buf, "$%d", ++placeholder);
+		appendStringInfo(&buf, "$%d",
+						 numbers != NULL ? numbers[i] : ++placeholder);
 		if (r->squashed)
 			appendStringInfoString(&buf, " /*, ... */");
 		copied = r->start + r->len;
 	}
 	appendBinaryStringInfo(&buf, stmt + copied, len - copied);
+	if (numbers != NULL)
+		pfree(numbers);
 	*out_len = buf.len;
 	return buf.data;
 }
@@ -450,12 +524,14 @@ apply_replacements(const char *stmt, int len, const ReplacementList *list,
  * if not NULL, has the constant locations parse analysis recorded, relative
  * to the source string, in which the statement starts at query_loc.
  * scs is the standard_conforming_strings it was lexed with, as far as
- * known.  *unlocated (if not NULL) is set to the number of literals found
- * that no recorded location covered.
+ * known.  by_value: one number per value (pgsq_normalize_plan).
+ * *unlocated (if not NULL) is set to the number of literals found that no
+ * recorded location covered.
  */
-char *
-pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
-			   int query_len, PgsqScs scs, int *out_len, int *unlocated)
+static char *
+normalize(const JumbleState *jstate, const char *query, int query_loc,
+		  int query_len, PgsqScs scs, bool by_value, int *out_len,
+		  int *unlocated)
 {
 	char	   *stmt = pnstrdup(query, query_len);
 	int			count = jstate != NULL ? jstate->clocations_count : 0;
@@ -495,7 +571,8 @@ pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 		*out_len = query_len;
 	}
 	else if (!failed)
-		result = apply_replacements(stmt, query_len, &list, jstate, out_len);
+		result = apply_replacements(stmt, query_len, &list, jstate, by_value,
+									out_len);
 	if (unlocated != NULL)
 		*unlocated = failed ? 0 : list.unlocated;
 	if (list.items != NULL)
@@ -505,4 +582,25 @@ pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
 	if (stmt != NULL)
 		pfree(stmt);
 	return result;
+}
+
+/* The text to store for a statement: see normalize */
+char *
+pgsq_normalize(const JumbleState *jstate, const char *query, int query_loc,
+			   int query_len, PgsqScs scs, int *out_len, int *unlocated)
+{
+	return normalize(jstate, query, query_loc, query_len, scs, false,
+					 out_len, unlocated);
+}
+
+/*
+ * The text to store for a plan (EXPLAIN's text, len bytes): as a
+ * statement's without recorded constants, but a value written several
+ * times (a custom plan's parameter in an index and a recheck condition)
+ * gets one number, as the parameter of a generic plan keeps its own
+ */
+char *
+pgsq_normalize_plan(const char *text, int len, PgsqScs scs, int *out_len)
+{
+	return normalize(NULL, text, 0, len, scs, true, out_len, NULL);
 }

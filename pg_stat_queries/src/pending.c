@@ -742,9 +742,13 @@ pgsq_record_known(int64 queryid, bool toplevel, int64 planid, uint64 rows,
  * its plan's entry would cost as much again, with the room the sweep makes
  * for it, and a statement that never runs again (a query spelled with a
  * literal list, a one-off report) needs no plan row.  So that execution's
- * plan is kept here, in a small table where a later statement may take its
- * place, and counted in the plan's entry at the statement's next execution
- * in this backend (pgsq_plan_replay).  A reset in between drops it.
+ * plan is kept here, in a small table, and counted in the plan's entry at
+ * the statement's next execution in this backend (pgsq_plan_replay).  A
+ * kept plan that another statement's takes the place of, and every kept
+ * plan when the backend exits, is settled at a flush: merged into the
+ * plan's entry if it has one by then, else counted in untracked_plans, so
+ * no execution goes uncounted.  A full reset in between drops it, as it
+ * zeroes untracked_plans; another reset has it counted as untracked.
  *-------------------------------------------------------------------------
  */
 
@@ -759,16 +763,79 @@ typedef struct PlanMemo
 	double		ms;
 	uint64		rows;
 	uint64		reset_count;	/* pgsq_state->reset_count when kept */
+	uint64		full_resets;	/* pgsq_state->full_resets when kept */
 	BufferUsage bufusage;
 } PlanMemo;
 
 static PlanMemo *plan_memo = NULL;
+
+/*
+ * Kept plans whose place another statement's took, settled when this
+ * backend reads or resets, at exit, or at the next statement's end or
+ * flush once there are PGSQ_DISPLACED_SETTLE_AT of them: until then the
+ * statement may run again, giving its plan an entry to merge into.  At
+ * most PGSQ_DISPLACED_MAX are kept (a flush may find entry locks busy).
+ */
+#define PGSQ_DISPLACED_SETTLE_AT 256
+#define PGSQ_DISPLACED_MAX 8192
+
+static PlanMemo *displaced = NULL;
+static int	displaced_count = 0;
+static int	displaced_size = 0;
+
+/*
+ * Kept plans counted untracked by settling, added to the shared count once
+ * per settling (one write of a line every backend reads, not one per new
+ * statement); an error in between leaves them for the next
+ */
+static uint64 untracked_here = 0;
+
+static void settle_plans_at_exit(int code, Datum arg);
 
 /* The memo's place for a statement */
 static inline PlanMemo *
 plan_memo_of(const PgsqKey *statement)
 {
 	return &plan_memo[pgsq_objid(statement) % PGSQ_PLAN_MEMO_SIZE];
+}
+
+/*
+ * Keep a kept plan whose place is taken for the next flush; with no room
+ * (or memory) for it, count it untracked now, which needs no lookup
+ */
+static void
+displace(const PlanMemo *m)
+{
+	if (displaced_count == displaced_size)
+	{
+		int			size = Max(16, displaced_size * 2);
+		PlanMemo   *array = NULL;
+
+		if (size <= PGSQ_DISPLACED_MAX)
+			array = MemoryContextAllocExtended(TopMemoryContext,
+											   size * sizeof(PlanMemo),
+											   MCXT_ALLOC_NO_OOM);
+		if (array == NULL)
+		{
+			if (m->full_resets == pg_atomic_read_u64(&pgsq_state->full_resets))
+				pgsq_plan_untracked(1);
+			return;
+		}
+		if (displaced != NULL)
+		{
+			memcpy(array, displaced, displaced_count * sizeof(PlanMemo));
+			pfree(displaced);
+		}
+		displaced = array;
+		displaced_size = size;
+	}
+	displaced[displaced_count++] = *m;
+	if (displaced_count >= PGSQ_DISPLACED_SETTLE_AT)
+	{
+		pgsq_busy_countdown = 0;
+		/* have the statistics system call our flush too */
+		pgstat_report_fixed = true;
+	}
 }
 
 /*
@@ -784,19 +851,26 @@ pgsq_plan_defer(const PgsqKey *statement, int64 planid, double ms,
 
 	if (plan_memo == NULL)
 	{
+		if (proc_exit_inprogress)
+			return false;
 		plan_memo = MemoryContextAllocExtended(TopMemoryContext,
 											   PGSQ_PLAN_MEMO_SIZE * sizeof(PlanMemo),
 											   MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
 		if (plan_memo == NULL)
 			return false;
+		/* kept plans are settled at exit, before the statistics detach */
+		before_shmem_exit(settle_plans_at_exit, (Datum) 0);
 	}
 	m = plan_memo_of(statement);
+	if (m->used)
+		displace(m);
 	m->statement = *statement;
 	m->used = true;
 	m->planid = planid;
 	m->ms = ms;
 	m->rows = rows;
 	m->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
+	m->full_resets = pg_atomic_read_u64(&pgsq_state->full_resets);
 	m->bufusage = *bufusage;
 	return true;
 }
@@ -818,14 +892,137 @@ pgsq_plan_replay(const PgsqKey *statement)
 	m = plan_memo_of(statement);
 	if (!m->used || !pgsq_key_equals(&m->statement, statement))
 		return;
-	m->used = false;
 	if (m->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
+	{
+		/* settled as any kept plan a reset came after */
+		displace(m);
+		m->used = false;
 		return;
+	}
+	m->used = false;
 	key = m->statement;
 	key.planid = m->planid;
 	(void) pgsq_record(&key, NULL, PGSQ_EXEC, m->ms, m->rows, &m->bufusage,
 					   NULL, NULL, 0, 0, PGSQ_PLAN_NOT_CACHED, 0, NULL,
 					   &check_text);
+}
+
+/*
+ * Count a kept plan's execution: into the plan's entry if this backend
+ * knows it has one (created here, or referenced; the entry is not created
+ * for it), else in untracked_plans.  An entry only another backend made is
+ * not looked for: most kept plans are of statements run once, whose plans
+ * have none, and the lookup of a missing entry would cost each new
+ * statement as much as a shared lookup.  False if nowait and the entry's
+ * lock was busy: it stays kept, for the next flush.
+ */
+static bool
+settle_plan(const PlanMemo *m, bool nowait)
+{
+	PgsqKey		key = m->statement;
+	PgsqSharedEntry *entry;
+	PgsqCounters counters;
+	bool		stale = false;
+	bool		missing = false;
+
+	if (m->full_resets != pg_atomic_read_u64(&pgsq_state->full_resets))
+		return true;			/* a full reset zeroed untracked_plans too */
+	if (m->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
+	{
+		/* its statement's entry, or its plan's, may be a later life */
+		untracked_here++;
+		return true;
+	}
+	key.planid = m->planid;
+	entry = pgsq_lookup_entry(pgsq_objid(&key), &stale, &missing);
+	if (entry == NULL || pgsq_text_closed(entry))
+	{
+		/* none, or being dropped (evicted), or referenced stale */
+		untracked_here++;
+		return true;
+	}
+	pgsq_counters_clear(&counters);
+	pgsq_add_execution(&counters, PGSQ_EXEC, m->ms, m->rows, &m->bufusage,
+					   NULL, NULL, 0, 0, PGSQ_PLAN_NOT_CACHED);
+	return pgsq_merge_into_entry(entry, &key, &counters, 0, nowait);
+}
+
+/*
+ * Settle the kept plans whose place was taken (and, if all, every kept
+ * plan).  Returns true if some stay, their entries' locks being busy.
+ * Each is taken off before it is counted: an error loses only that one.
+ */
+bool
+pgsq_plans_settle(bool nowait, bool all)
+{
+	if (pgsq_state == NULL)
+		return false;
+	if (all && plan_memo != NULL)
+	{
+		for (int i = 0; i < PGSQ_PLAN_MEMO_SIZE; i++)
+		{
+			if (!plan_memo[i].used)
+				continue;
+			plan_memo[i].used = false;
+			(void) settle_plan(&plan_memo[i], false);
+		}
+	}
+	while (displaced_count > 0)
+	{
+		/* taken off first: an error while counting loses only this one */
+		PlanMemo	m = displaced[--displaced_count];
+
+		if (!settle_plan(&m, nowait))
+		{
+			displaced_count++;	/* its lock is busy: it and the rest wait */
+			break;
+		}
+	}
+	if (untracked_here > 0)
+	{
+		pgsq_plan_untracked(untracked_here);
+		untracked_here = 0;
+	}
+	if (displaced_count > 0)
+		return true;
+	if (displaced_size > PGSQ_DISPLACED_SETTLE_AT)
+	{
+		pfree(displaced);
+		displaced = NULL;
+		displaced_size = 0;
+	}
+	return false;
+}
+
+/*
+ * Settle the kept plans whose place was taken if there are many
+ * (PGSQ_DISPLACED_SETTLE_AT); as pgsq_plans_settle otherwise
+ */
+bool
+pgsq_plans_settle_many(bool nowait)
+{
+	if (displaced_count < PGSQ_DISPLACED_SETTLE_AT)
+		return false;
+	return pgsq_plans_settle(nowait, false);
+}
+
+/* Settle every kept plan in a guarded call (an error here would be FATAL) */
+static void
+settle_all(void *arg)
+{
+	(void) arg;
+	(void) pgsq_plans_settle(false, true);
+}
+
+/* At backend exit, before the statistics system detaches: settle them all */
+static void
+settle_plans_at_exit(int code, Datum arg)
+{
+	(void) code;
+	(void) arg;
+	if (pgsq_store_ready())
+		(void) pgsq_run_guarded(settle_all, NULL,
+								"count plans kept at backend exit");
 }
 
 
@@ -1041,6 +1238,7 @@ pgsq_flush_own_pending(void)
 {
 	pgsq_unpark_all();
 	(void) pgsq_flush_pending(false);
+	(void) pgsq_plans_settle(false, false);
 }
 
 static void unpark_if_waited(void);
@@ -1066,6 +1264,7 @@ pgsq_busy_check(void)
 	TimestampTz now;
 
 	pgsq_busy_countdown = in_block ? 1 : PGSQ_BUSY_CLOCK_EVERY;
+	(void) pgsq_plans_settle_many(true);
 	if (pgsq_any_parked)
 	{
 		unpark_if_waited();

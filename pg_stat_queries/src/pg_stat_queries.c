@@ -216,6 +216,7 @@ flush_at_exit(void *arg)
 {
 	pgsq_failures_count();
 	(void) pgsq_flush_pending(false);
+	(void) pgsq_plans_settle(false, true);
 	pgsq_unpark_all();
 }
 
@@ -242,6 +243,7 @@ pgsq_flush_static_cb(bool nowait)
 	{
 		pgsq_failures_count();
 		partial = pgsq_flush_pending(nowait);
+		partial |= pgsq_plans_settle_many(nowait);
 	}
 
 	if (pgsq_state == NULL)

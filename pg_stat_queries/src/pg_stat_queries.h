@@ -446,6 +446,8 @@ extern PgsqScs pgsq_scs_now(void);
 extern char *pgsq_normalize(const JumbleState *jstate, const char *query,
 							int query_loc, int query_len, PgsqScs scs,
 							int *out_len, int *unlocated);
+extern char *pgsq_normalize_plan(const char *text, int len, PgsqScs scs,
+								 int *out_len);
 
 
 /*----------------------------------------------------------------------
@@ -923,6 +925,8 @@ extern bool pgsq_plan_defer(const PgsqKey *statement, int64 planid,
 							double ms, uint64 rows,
 							const BufferUsage *bufusage);
 extern void pgsq_plan_replay(const PgsqKey *statement);
+extern bool pgsq_plans_settle(bool nowait, bool all);
+extern bool pgsq_plans_settle_many(bool nowait);
 extern bool pgsq_record_known(int64 queryid, bool toplevel, int64 planid,
 							  uint64 rows, const PgsqUsage *usage,
 							  PgsqPlanCache plan_cache);

@@ -359,11 +359,40 @@ option_value_end(const char *str, int len, int at)
 }
 
 /*
+ * The number of a value masked by mask_plan_values, str[start, start + len)
+ * (the keywords true and false are matched without regard to case): the
+ * one it got before, or the next one
+ */
+static int
+value_number(const char *str, int start, int len, List **seen, int *next)
+{
+	ListCell   *lc;
+
+	/* the few values masked here: a list, each a pair of its start and len */
+	foreach(lc, *seen)
+	{
+		int		   *v = lfirst(lc);
+
+		if (v[1] == len && pg_strncasecmp(str + v[0], str + start, len) == 0)
+			return v[2];
+	}
+	{
+		int		   *v = palloc(3 * sizeof(int));
+
+		v[0] = start;
+		v[1] = len;
+		v[2] = (*next)++;
+		*seen = lappend(*seen, v);
+		return v[2];
+	}
+}
+
+/*
  * Copy a normalized plan str with the values the literal rule cannot tell
- * from words replaced by placeholders numbered after its own: the boolean
- * constants EXPLAIN prints as the keywords true and false (unquoted, so
- * never an identifier), and the option values of the labels above.  Quoted
- * identifiers are copied as they are.
+ * from words replaced by placeholders numbered after its own (one number
+ * per value): the boolean constants EXPLAIN prints as the keywords true and
+ * false (unquoted, so never an identifier), and the option values of the
+ * labels above.  Quoted identifiers are copied as they are.
  */
 static char *
 mask_plan_values(const char *str, int len, int *out_len)
@@ -371,6 +400,7 @@ mask_plan_values(const char *str, int len, int *out_len)
 	StringInfoData out;
 	int			next = largest_placeholder(str, len) + 1;
 	bool		line_start = true;
+	List	   *seen = NIL;
 
 	initStringInfo(&out);
 	for (int i = 0; i < len; i++)
@@ -398,7 +428,9 @@ mask_plan_values(const char *str, int len, int *out_len)
 				/* the label, then a placeholder to the end of the line */
 				while (str[i] != ':')
 					appendStringInfoChar(&out, str[i++]);
-				appendStringInfo(&out, ": $%d", next++);
+				appendStringInfo(&out, ": $%d",
+								 value_number(str, i, value_end - i, &seen,
+											  &next));
 				i = value_end - 1;
 				continue;
 			}
@@ -412,7 +444,8 @@ mask_plan_values(const char *str, int len, int *out_len)
 				pg_strncasecmp(str + i, wlen == 4 ? "true" : "false", wlen) == 0 &&
 				(i + wlen == len || !pgsq_is_word_byte((unsigned char) str[i + wlen])))
 			{
-				appendStringInfo(&out, "$%d", next++);
+				appendStringInfo(&out, "$%d",
+								 value_number(str, i, wlen, &seen, &next));
 				i += wlen - 1;
 				continue;
 			}
@@ -421,6 +454,7 @@ mask_plan_values(const char *str, int len, int *out_len)
 			line_start = true;
 		appendStringInfoChar(&out, c);
 	}
+	list_free_deep(seen);
 	*out_len = out.len;
 	return out.data;
 }
@@ -501,8 +535,8 @@ pgsq_plan_text(QueryDesc *query, int *len)
 												  &masked_len);
 
 		/* EXPLAIN wrote its strings for the setting in force */
-		char	   *norm = pgsq_normalize(NULL, masked, 0, masked_len,
-										  pgsq_scs_now(), &masked_len, NULL);
+		char	   *norm = pgsq_normalize_plan(masked, masked_len,
+											   pgsq_scs_now(), &masked_len);
 
 		pfree(masked);
 		if (norm != NULL)
