@@ -506,23 +506,30 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 
 /*
  * Record the execution of a statement's plan (its time, rows and shared
- * blocks) in the plan's entry, keyed by the statement's key and the plan's
- * id; the plan's text is made from the statement, still open, only if the
- * entry lacks one and the plan ran before.
+ * blocks of the statement's execution, stmt_exec) in the plan's entry,
+ * keyed by the statement's key and the plan's id; the plan's text is made
+ * from the statement, still open, only if the entry lacks one and the plan
+ * ran before.
  */
 static void
-record_plan(const PgsqKey *statement, QueryDesc *query, double ms,
-			uint64 rows, const BufferUsage *bufusage)
+record_plan(const PgsqKey *statement, QueryDesc *query,
+			const PgsqExecution *stmt_exec)
 {
 	PgsqKey		key = *statement;
 	PgsqTextSource src = {NULL, 0, 0, NULL, nesting_level};
+	PgsqExecution exec = {
+		.phase = PGSQ_EXEC,
+		.ms = stmt_exec->ms,
+		.rows = stmt_exec->rows,
+		.bufusage = stmt_exec->bufusage,
+		.plan_cache = PGSQ_PLAN_NOT_CACHED,
+	};
 	PgsqSharedEntry *entry;
 	bool		check_text;
 
 	key.planid = query->plannedstmt->planId;
 	src.plan = query;
-	entry = pgsq_record(&key, &src, PGSQ_EXEC, ms, rows, bufusage, NULL, NULL,
-						0, 0, PGSQ_PLAN_NOT_CACHED, 0, NULL, &check_text);
+	entry = pgsq_record(&key, &src, &exec, NULL, &check_text);
 	pgsq_mirror_plan();
 
 	/*
@@ -545,17 +552,14 @@ statement_recorded(void)
 }
 
 /*
- * Record a finished statement, and its text if the entry lacks one; with
- * plan, a statement that ran a plan with an id, that plan's execution too
- * (unless the statement's pending counts mirror it: pending.c)
+ * Record a finished statement's execution (or planning), and its text if
+ * the entry lacks one; with plan, a statement that ran a plan with an id
+ * (exec->planid), that plan's execution too (unless the statement's pending
+ * counts mirror it: pending.c)
  */
 static void
 record_statement(int64 queryid, const char *source, int location, int len,
-				 PgsqPhase phase, double ms, uint64 rows,
-				 const BufferUsage *bufusage, const WalUsage *walusage,
-				 const JitInstrumentation *jitusage,
-				 int parallel_to_launch, int parallel_launched,
-				 PgsqPlanCache plan_cache, QueryDesc *plan)
+				 const PgsqExecution *exec, QueryDesc *plan)
 {
 	PgsqKey		key = current_key(queryid);
 	PgsqTextSource src = {source, location, len, NULL, nesting_level};
@@ -563,10 +567,8 @@ record_statement(int64 queryid, const char *source, int location, int len,
 	bool		check_text;
 	PgsqPlanCounting plan_counting;
 
-	entry = pgsq_record(&key, source != NULL ? &src : NULL, phase, ms,
-						rows, bufusage, walusage, jitusage,
-						parallel_to_launch, parallel_launched, plan_cache,
-						plan != NULL ? plan->plannedstmt->planId : 0,
+	Assert(plan == NULL || exec->planid == plan->plannedstmt->planId);
+	entry = pgsq_record(&key, source != NULL ? &src : NULL, exec,
 						&plan_counting, &check_text);
 	if (entry != NULL && source != NULL && check_text)
 		ensure_text(entry, &key, &src);
@@ -575,12 +577,12 @@ record_statement(int64 queryid, const char *source, int location, int len,
 		if (plan_counting == PGSQ_PLAN_RECORD)
 		{
 			pgsq_plan_replay(&key);
-			record_plan(&key, plan, ms, rows, bufusage);
+			record_plan(&key, plan, exec);
 		}
 		else if (plan_counting == PGSQ_PLAN_DEFER &&
-				 !pgsq_plan_defer(&key, plan->plannedstmt->planId, ms, rows,
-								  bufusage))
-			record_plan(&key, plan, ms, rows, bufusage);
+				 !pgsq_plan_defer(&key, exec->planid, exec->ms, exec->rows,
+								  exec->bufusage))
+			record_plan(&key, plan, exec);
 	}
 	statement_recorded();
 }
@@ -598,10 +600,18 @@ record_utility(int64 queryid, const char *source, int location, int len,
 						  plan_cache))
 		statement_recorded();
 	else
-		record_statement(queryid, source, location, len, PGSQ_EXEC,
-						 INSTR_TIME_GET_MILLISEC(usage->time), rows,
-						 &usage->bufusage, &usage->walusage, NULL, 0, 0,
-						 plan_cache, NULL);
+	{
+		PgsqExecution exec = {
+			.phase = PGSQ_EXEC,
+			.ms = INSTR_TIME_GET_MILLISEC(usage->time),
+			.rows = rows,
+			.bufusage = &usage->bufusage,
+			.walusage = &usage->walusage,
+			.plan_cache = plan_cache,
+		};
+
+		record_statement(queryid, source, location, len, &exec, NULL);
+	}
 }
 
 /* Planner hook: measure planning when track_planning is on */
@@ -648,12 +658,17 @@ pgsq_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	if (measure)
 	{
+		PgsqExecution exec = {
+			.phase = PGSQ_PLAN,
+			.bufusage = &usage.bufusage,
+			.walusage = &usage.walusage,
+			.plan_cache = PGSQ_PLAN_NOT_CACHED,
+		};
+
 		pgsq_window_end(&window, &usage, true);
+		exec.ms = INSTR_TIME_GET_MILLISEC(usage.time);
 		record_statement(parse->queryId, query_string, parse->stmt_location,
-						 parse->stmt_len, PGSQ_PLAN,
-						 INSTR_TIME_GET_MILLISEC(usage.time), 0,
-						 &usage.bufusage, &usage.walusage, NULL, 0, 0,
-						 PGSQ_PLAN_NOT_CACHED, NULL);
+						 parse->stmt_len, &exec, NULL);
 	}
 
 	/*
@@ -810,18 +825,24 @@ record_execution_fully(QueryDesc *queryDesc, const PgsqUsage *usage)
 {
 	EState	   *estate = queryDesc->estate;
 	PlannedStmt *pstmt = queryDesc->plannedstmt;
+	bool		with_plan = pgsq_max_plans > 0 &&
+		pstmt->planId != INT64CONST(0);
+	PgsqExecution exec = {
+		.phase = PGSQ_EXEC,
+		.ms = INSTR_TIME_GET_MILLISEC(usage->time),
+		.rows = estate->es_total_processed,
+		.bufusage = &usage->bufusage,
+		.walusage = &usage->walusage,
+		.jitusage = estate->es_jit ? &estate->es_jit->instr : NULL,
+		.parallel_to_launch = estate->es_parallel_workers_to_launch,
+		.parallel_launched = estate->es_parallel_workers_launched,
+		.plan_cache = pgsq_plan_cache_of(pstmt),
+		.planid = with_plan ? pstmt->planId : 0,
+	};
 
 	record_statement(pstmt->queryId, queryDesc->sourceText,
-					 pstmt->stmt_location, pstmt->stmt_len, PGSQ_EXEC,
-					 INSTR_TIME_GET_MILLISEC(usage->time),
-					 estate->es_total_processed, &usage->bufusage,
-					 &usage->walusage,
-					 estate->es_jit ? &estate->es_jit->instr : NULL,
-					 estate->es_parallel_workers_to_launch,
-					 estate->es_parallel_workers_launched,
-					 pgsq_plan_cache_of(pstmt),
-					 pgsq_max_plans > 0 && pstmt->planId != INT64CONST(0) ?
-					 queryDesc : NULL);
+					 pstmt->stmt_location, pstmt->stmt_len, &exec,
+					 with_plan ? queryDesc : NULL);
 }
 
 /*

@@ -134,26 +134,25 @@ pgsq_add_plan_cache(PgsqCounters *counters, PgsqPlanCache plan_cache)
 
 /* Add one planning or execution of a statement to local counters */
 void
-pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
-				   uint64 rows, const BufferUsage *bufusage,
-				   const WalUsage *walusage,
-				   const JitInstrumentation *jitusage,
-				   int parallel_to_launch, int parallel_launched,
-				   PgsqPlanCache plan_cache)
+pgsq_add_execution(PgsqCounters *counters, const PgsqExecution *exec)
 {
 	PgsqMainCounters *c = &counters->main;
 	PgsqRareCounters *r;
+	PgsqPhase	phase = exec->phase;
+	double		ms = exec->ms;
+	const BufferUsage *bufusage = exec->bufusage;
+	const JitInstrumentation *jitusage = exec->jitusage;
 
 	if (phase == PGSQ_EXEC)
 	{
 		pgsq_add_exec_time(c, ms);
-		c->rows += rows;
+		c->rows += exec->rows;
 		c->last_executed = GetCurrentStatementStartTimestamp();
 	}
 	pgsq_add_timing(PGSQ_TIMING(c, phase), ms);
 	if (bufusage)
 		c->shared_blks_hit += bufusage->shared_blks_hit;
-	pgsq_add_rare_usage(counters, bufusage, walusage);
+	pgsq_add_rare_usage(counters, bufusage, exec->walusage);
 	if (jitusage)
 	{
 		r = rare_for_add(counters);
@@ -172,14 +171,14 @@ pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
 			r->jit_deform_count++;
 		r->jit_deform_time += INSTR_TIME_GET_MILLISEC(jitusage->deform_counter);
 	}
-	if (parallel_to_launch | parallel_launched)
+	if (exec->parallel_to_launch | exec->parallel_launched)
 	{
 		r = rare_for_add(counters);
-		r->parallel_workers_to_launch += parallel_to_launch;
-		r->parallel_workers_launched += parallel_launched;
+		r->parallel_workers_to_launch += exec->parallel_to_launch;
+		r->parallel_workers_launched += exec->parallel_launched;
 	}
-	if (unlikely(plan_cache != PGSQ_PLAN_NOT_CACHED))
-		pgsq_add_plan_cache(counters, plan_cache);
+	if (unlikely(exec->plan_cache != PGSQ_PLAN_NOT_CACHED))
+		pgsq_add_plan_cache(counters, exec->plan_cache);
 }
 
 /*

@@ -502,13 +502,12 @@ static uint32 record_batch = 0;
  * execution.
  */
 PgsqSharedEntry *
-pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
-			double ms, uint64 rows, const BufferUsage *bufusage,
-			const WalUsage *walusage, const JitInstrumentation *jitusage,
-			int parallel_to_launch, int parallel_launched,
-			PgsqPlanCache plan_cache, int64 planid,
-			PgsqPlanCounting *plan_counting, bool *check_text_out)
+pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
+			const PgsqExecution *exec, PgsqPlanCounting *plan_counting,
+			bool *check_text_out)
 {
+	PgsqPhase	phase = exec->phase;
+	int64		planid = exec->planid;
 	uint64		objid;
 	uint32		generation;
 	PendingStmt *ps;
@@ -530,9 +529,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 		PgsqCounters counters;
 
 		pgsq_counters_clear(&counters);
-		pgsq_add_execution(&counters, phase, ms, rows, bufusage, walusage,
-						   jitusage, parallel_to_launch, parallel_launched,
-						   plan_cache);
+		pgsq_add_execution(&counters, exec);
 		if (pgsq_merge_fresh(key, &counters))
 		{
 			if (plan_counting)
@@ -590,9 +587,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 				PgsqCounters counters;
 
 				pgsq_counters_clear(&counters);
-				pgsq_add_execution(&counters, phase, ms, rows, bufusage,
-								   walusage, jitusage, parallel_to_launch,
-								   parallel_launched, plan_cache);
+				pgsq_add_execution(&counters, exec);
 				switch (pgsq_create_first(key, objid, &counters, src))
 				{
 					case CREATE_DONE:
@@ -613,9 +608,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 			if (!stale)
 				return NULL;	/* table full; counted as refused */
 			pgsq_park_ready();
-			pgsq_add_execution(pgsq_park(key, src), phase, ms, rows, bufusage, walusage,
-							   jitusage, parallel_to_launch, parallel_launched,
-							   plan_cache);
+			pgsq_add_execution(pgsq_park(key, src), exec);
 			return NULL;
 		}
 		if (ps == NULL)
@@ -623,9 +616,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src, PgsqPhase phase,
 		else
 			rebind_pending(ps, entry, generation);
 	}
-	pgsq_add_execution(&ps->counters, phase, ms, rows, bufusage, walusage,
-					   jitusage, parallel_to_launch, parallel_launched,
-					   plan_cache);
+	pgsq_add_execution(&ps->counters, exec);
 	*check_text_out = !ps->text_checked;
 	ps->text_checked = true;
 	pgsq_entry_used(entry);
@@ -875,6 +866,18 @@ pgsq_plan_defer(const PgsqKey *statement, int64 planid, double ms,
 	return true;
 }
 
+/* The execution a kept plan holds, as pgsq_record takes it */
+static void
+kept_execution(const PlanMemo *m, PgsqExecution *exec)
+{
+	memset(exec, 0, sizeof(*exec));
+	exec->phase = PGSQ_EXEC;
+	exec->ms = m->ms;
+	exec->rows = m->rows;
+	exec->bufusage = &m->bufusage;
+	exec->plan_cache = PGSQ_PLAN_NOT_CACHED;
+}
+
 /*
  * The statement runs again: count the plan its first execution ran, if it
  * is kept (and was not reset since).  Its entry gets its text when it runs
@@ -885,6 +888,7 @@ pgsq_plan_replay(const PgsqKey *statement)
 {
 	PlanMemo   *m;
 	PgsqKey		key;
+	PgsqExecution exec;
 	bool		check_text;
 
 	if (plan_memo == NULL)
@@ -902,9 +906,8 @@ pgsq_plan_replay(const PgsqKey *statement)
 	m->used = false;
 	key = m->statement;
 	key.planid = m->planid;
-	(void) pgsq_record(&key, NULL, PGSQ_EXEC, m->ms, m->rows, &m->bufusage,
-					   NULL, NULL, 0, 0, PGSQ_PLAN_NOT_CACHED, 0, NULL,
-					   &check_text);
+	kept_execution(m, &exec);
+	(void) pgsq_record(&key, NULL, &exec, NULL, &check_text);
 }
 
 /*
@@ -922,6 +925,7 @@ settle_plan(const PlanMemo *m, bool nowait)
 	PgsqKey		key = m->statement;
 	PgsqSharedEntry *entry;
 	PgsqCounters counters;
+	PgsqExecution exec;
 	bool		stale = false;
 	bool		missing = false;
 
@@ -942,8 +946,8 @@ settle_plan(const PlanMemo *m, bool nowait)
 		return true;
 	}
 	pgsq_counters_clear(&counters);
-	pgsq_add_execution(&counters, PGSQ_EXEC, m->ms, m->rows, &m->bufusage,
-					   NULL, NULL, 0, 0, PGSQ_PLAN_NOT_CACHED);
+	kept_execution(m, &exec);
+	pgsq_add_execution(&counters, &exec);
 	return pgsq_merge_into_entry(entry, &key, &counters, 0, nowait);
 }
 

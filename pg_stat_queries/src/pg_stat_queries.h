@@ -546,13 +546,28 @@ extern void pgsq_rare_discard(dsa_pointer rare);
 /* An execution's time and usage as our executor hooks measure it (below) */
 typedef struct PgsqUsage PgsqUsage;
 
+/*
+ * One planning or execution of a statement, as the capture stage hands it
+ * on: what it took and used, and the plan it ran (planid, 0 if none).  The
+ * usage pointers may be NULL (nothing measured).
+ */
+typedef struct PgsqExecution
+{
+	PgsqPhase	phase;
+	double		ms;
+	uint64		rows;
+	const BufferUsage *bufusage;
+	const WalUsage *walusage;
+	const JitInstrumentation *jitusage;
+	int			parallel_to_launch;
+	int			parallel_launched;
+	PgsqPlanCache plan_cache;
+	int64		planid;
+} PgsqExecution;
+
 extern void pgsq_counters_clear(PgsqCounters *counters);
-extern void pgsq_add_execution(PgsqCounters *counters, PgsqPhase phase, double ms,
-							   uint64 rows, const BufferUsage *bufusage,
-							   const WalUsage *walusage,
-							   const JitInstrumentation *jitusage,
-							   int parallel_to_launch, int parallel_launched,
-							   PgsqPlanCache plan_cache);
+extern void pgsq_add_execution(PgsqCounters *counters,
+							   const PgsqExecution *exec);
 extern void pgsq_add_rare_usage(PgsqCounters *counters,
 								const BufferUsage *bufusage,
 								const WalUsage *walusage);
@@ -909,14 +924,7 @@ typedef enum PgsqPlanCounting
 
 extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,
 									const PgsqTextSource *src,
-									PgsqPhase phase, double ms, uint64 rows,
-									const BufferUsage *bufusage,
-									const WalUsage *walusage,
-									const JitInstrumentation *jitusage,
-									int parallel_to_launch,
-									int parallel_launched,
-									PgsqPlanCache plan_cache,
-									int64 planid,
+									const PgsqExecution *exec,
 									PgsqPlanCounting *plan_counting,
 									bool *check_text);
 extern void pgsq_mirror_plan(void);
