@@ -381,11 +381,11 @@ evict_queued(int wanted, bool *need_gc, int classes)
  * Have backends collect their references to entries the sweep dropped, at
  * the end of a pass or PGSQ_GC_REQUEST_INTERVAL_MS after the last request,
  * whichever comes first.  Each request makes every backend scan all of its
- * references, reading shared memory for each: one per slice cost 1.4% of
- * all CPU time in a workload of new statements only.  Until collected, a
- * dropped entry's memory stays allocated, and a backend running that
- * statement again keeps its counts aside (pending.c).  Called by the
- * sweeping backend only.
+ * references, reading shared memory for each: one per slice was a
+ * visible share of the CPU time of a workload of new statements.  Until
+ * collected, a dropped entry's memory stays allocated, and a backend
+ * running that statement again keeps its counts aside (pending.c).  Called
+ * by the sweeping backend only.
  */
 static void
 request_gc_if_owed(bool pass_finished, TimestampTz now)

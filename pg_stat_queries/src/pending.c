@@ -65,11 +65,10 @@
  * from object id to position.  The statistics system's own pending data
  * (PgStat_EntryRef->pending) is not used: it is allocated and zeroed at the
  * first execution of every batch, found again by a lookup keyed by the
- * whole hash key, and freed after each merge, which cost about 370
- * instructions per merge, and with many statements nearly every execution
- * is the first of its batch.  Positions here are reused, and an index entry
- * counts only in the batch it was made in (pending_batch), so emptying the
- * table costs nothing per statement.
+ * whole hash key, and freed after each merge, and with many statements
+ * nearly every execution is the first of its batch.  Positions here are
+ * reused, and an index entry counts only in the batch it was made in
+ * (pending_batch), so emptying the table costs nothing per statement.
  *
  * Each statement keeps its entry, which this backend's reference keeps
  * allocated, and uses it while the generation of references it was found

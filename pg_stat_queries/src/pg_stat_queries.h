@@ -1063,8 +1063,8 @@ pgsq_window_begin(PgsqWindow *window)
  * Add the time and buffer and WAL usage since the window began to usage,
  * or, for the first window of a total, set usage to it: the caller passes
  * "first" as a constant, so each inlined copy either adds or stores, and no
- * total is zeroed beforehand (a 168-byte memset, about 70 instructions per
- * statement).  Always inlined, as a call would cost some of that back.
+ * total is zeroed beforehand (a memset of the whole total per statement).
+ * Always inlined, as a call would cost some of that back.
  * usage->rare notes whether any counter but shared hits moved, so that the
  * rare counters are looked at only then.  I/O times are only ever non-zero
  * with track_io_timing on: otherwise their six fields are only zeroed, for

@@ -56,8 +56,8 @@
 /*
  * Mix a value into a plan id being computed: for each value a bijection of
  * the id, so that two plans differing in one value never share an id by
- * construction, and three instructions where a hash of each value cost
- * twenty; pgsq_plan_id spreads the bits once, at the end.
+ * construction, and far cheaper than a hash of each value; pgsq_plan_id
+ * spreads the bits once, at the end.
  */
 static inline uint64
 mix(uint64 id, uint64 value)
