@@ -801,20 +801,19 @@ displace(const PlanMemo *m)
 		int			size = Max(16, displaced_size * 2);
 		PlanMemo   *array = NULL;
 
+		/* as resize_pending: out of memory, the list stays as it was */
 		if (size <= PGSQ_DISPLACED_MAX)
-			array = MemoryContextAllocExtended(TopMemoryContext,
-											   size * sizeof(PlanMemo),
-											   MCXT_ALLOC_NO_OOM);
+			array = displaced == NULL ?
+				MemoryContextAllocExtended(TopMemoryContext,
+										   size * sizeof(PlanMemo),
+										   MCXT_ALLOC_NO_OOM) :
+				repalloc_extended(displaced, size * sizeof(PlanMemo),
+								  MCXT_ALLOC_NO_OOM);
 		if (array == NULL)
 		{
 			if (m->full_resets == pg_atomic_read_u64(&pgsq_state->full_resets))
 				pgsq_plan_untracked(1);
 			return;
-		}
-		if (displaced != NULL)
-		{
-			memcpy(array, displaced, displaced_count * sizeof(PlanMemo));
-			pfree(displaced);
 		}
 		displaced = array;
 		displaced_size = size;
