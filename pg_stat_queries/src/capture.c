@@ -445,8 +445,16 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 						PGSQ_HOOK_JUMBLESTATE * jstate)
 {
 	PgsqKey		key;
+	bool		text_kept;
 
-	/* first: a text is read as it was lexed, and it was lexed just now */
+	/*
+	 * A statement parsed before at this level or deeper, if still waiting for
+	 * its entry, gets it now (merge.c); unless this is an EXECUTE, which most
+	 * likely runs that very one.
+	 */
+	if (query->utilityStmt == NULL || !IsA(query->utilityStmt, ExecuteStmt))
+		pgsq_create_parsed_new(nesting_level);
+	/* then: a text is read as it was lexed, and it was lexed just now */
 	pgsq_scs_seen();
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
@@ -477,8 +485,8 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 		const char *stmt = CleanQuerytext(pstate->p_sourcetext, &location,
 										  &len);
 
-		pgsq_inflight_remember(nesting_level, query->queryId, stmt, location,
-							   len, jstate);
+		text_kept = pgsq_inflight_remember(nesting_level, query->queryId,
+										   stmt, location, len, jstate);
 	}
 
 	/*
@@ -491,16 +499,17 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 		return;
 
 	/*
-	 * A statement with constants gets its entry here if it has none, with the
-	 * text normalized from the constants' locations, as pg_stat_statements
-	 * does.  The text of a statement that has an entry is seen to when it
+	 * A statement with constants that has no entry gets one with the text
+	 * normalized from the constants' locations, as in pg_stat_statements:
+	 * when it ends, or at the latest by what this backend does next (see
+	 * merge.c).  The text of a statement that has an entry is seen to when it
 	 * ends, once per batch of counts, normalized from what texts.c keeps.
 	 */
 	{
 		PgsqTextSource src = {pstate->p_sourcetext, query->stmt_location,
 		query->stmt_len, jstate, nesting_level};
 
-		pgsq_parse_see_entry(&key, &src);
+		pgsq_parse_see_entry(&key, text_kept, &src);
 	}
 }
 

@@ -5,8 +5,8 @@
  *
  * This backend's references to shared entries, the memo and filters that
  * find them without a lookup, the creation of a missing entry within the
- * bound (create-first), and the fresh entry parse analysis made, whose first
- * execution is merged at once.  The pending table (pending.c) merges through
+ * bound (create-first), and the new statement parse analysis saw, whose
+ * entry is made holding its first execution.  The pending table (pending.c) merges through
  * them; the entries themselves are entries.c's.
  *
  *-------------------------------------------------------------------------
@@ -140,76 +140,62 @@ mark_seen(uint64 objid)
 }
 
 /*
- * The statement whose entry this backend created last at parse analysis,
- * until it first executes.  The entry is created without a reference from
- * this backend, and that first execution is merged straight into it, whose
- * lock nobody else wants yet and whose lines are still in this CPU's cache:
- * a statement run only once then costs no pending data, no reference to
- * collect after its eviction and no merge into an entry gone cold.
+ * The statements with constants that parse analysis found new, one per
+ * nesting level, whose entries are made when they end, holding their first
+ * counts and the text normalized from the constants' locations parse
+ * analysis kept (texts.c): made at parse analysis, as pg_stat_statements
+ * makes it, an entry would cost that execution a second lookup in the
+ * shared hash and its lock.  A statement that does not end first gets its
+ * entry, without counts, when the next one is parsed at its level or above
+ * (statements parsed while it is planned or runs are deeper: SQL functions
+ * inlined, a function's statements), but for an EXECUTE, which most likely
+ * runs it; else at the flush between statements (pg_stat_queries.c), at the
+ * latest when the backend goes idle, or at exit.  Every statement parse
+ * analysis saw new still gets its row and its text, as in
+ * pg_stat_statements: one only prepared, one whose execution was not
+ * sampled, one that failed.
  */
+#define PGSQ_PARSED_NEW_LEVELS 8
+
 static struct
 {
-	bool		valid;
+	PgsqKey		key;
 	uint64		objid;
-}			fresh_entry;
+}			parsed_new[PGSQ_PARSED_NEW_LEVELS];
 
-/* Remember the entry this backend just created at parse analysis */
+static uint32 parsed_new_waiting = 0;	/* a bit per level */
+
+/* The source of the text parse analysis kept for a statement at level */
 static void
-remember_fresh_entry(uint64 objid)
+parsed_new_source(PgsqTextSource *src, int level)
 {
-	fresh_entry.valid = true;
-	fresh_entry.objid = objid;
-}
-
-/* Did this backend create the statement's entry and not run it since? */
-bool
-pgsq_is_fresh_entry(const PgsqKey *key)
-{
-	return fresh_entry.valid && fresh_entry.objid == pgsq_objid(key);
+	memset(src, 0, sizeof(*src));
+	src->parsed = true;
+	src->level = level;
+	src->scs = PGSQ_SCS_HERE;	/* as it was lexed, the latest parse */
 }
 
 /*
- * Merge the first execution of the fresh entry into it, looked up in the
- * shared hash and held by its partition lock (shared) instead of by a
- * reference.  Returns false if it is not the fresh entry or if the entry
- * was dropped since: the caller then records the execution as usual.
+ * Is this a statement parse analysis found new?  Then the caller makes its
+ * entry now, holding what it brings (pgsq_create_first), with the text from
+ * parsed_src if it has none of its own, and the statement no longer waits.
  */
 bool
-pgsq_merge_fresh(const PgsqKey *key, const PgsqCounters *counters)
+pgsq_take_parsed_new(const PgsqKey *key, PgsqTextSource *parsed_src)
 {
-	PgStat_HashKey hkey;
-	PgStatShared_HashEntry *hent;
-	bool		merged = false;
-	dsa_pointer spare_rare;
-
-	if (!pgsq_is_fresh_entry(key))
+	if (likely(parsed_new_waiting == 0))
 		return false;
-	fresh_entry.valid = false;
-	/* a chunk for rare counts, allocated before any lock is taken */
-	if (!pgsq_rare_spare_for(NULL, counters, &spare_rare))
-		return false;
-	hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, fresh_entry.objid);
-	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
-	if (hent == NULL)
+	for (int level = 0; level < PGSQ_PARSED_NEW_LEVELS; level++)
 	{
-		pgsq_rare_discard(spare_rare);
-		return false;
+		if ((parsed_new_waiting & (1U << level)) != 0 &&
+			pgsq_key_equals(&parsed_new[level].key, key))
+		{
+			parsed_new_waiting &= ~(1U << level);
+			parsed_new_source(parsed_src, level);
+			return true;
+		}
 	}
-	if (pgsq_is_live_entry(hent))
-	{
-		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
-		int64		calls_before;
-
-		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-		calls_before = pgsq_merge_locked(entry, key, counters, &spare_rare);
-		LWLockRelease(&entry->header.lock);
-		pgsq_entry_used(entry);
-		pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
-		merged = true;
-	}
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
-	pgsq_rare_discard(spare_rare);
-	return merged;
+	return false;
 }
 
 /*
@@ -657,22 +643,21 @@ pgsq_parse_needs_nothing(const PgsqKey *key)
 }
 
 /*
- * At parse analysis of a statement with constants: see that it has an
- * entry, so that a new one gets its text (src) normalized from the
- * constants' locations at hand.  A statement this backend refers to has
- * one, and needs nothing more: its text is seen to when it ends.  One this
- * backend never saw is most likely new: its entry is created without a
- * lookup first.  One seen before is looked up, and created if missing (after a
- * reset or an eviction).  An entry created here has no reference from
- * this backend: pgsq_is_fresh_entry then holds until the statement's first
- * execution, which goes into the entry directly.  Nothing is created while
- * this backend's reference to the statement's dropped entry cannot be
- * collected yet (see pgsq_referenced_entry): its counts will be parked,
- * with its text.  At the bound, nothing is created or counted here: the
- * execution is, when it ends.
+ * At parse analysis of a statement with constants: see that it gets an
+ * entry, so that a new one gets its text normalized from the constants'
+ * locations.  A statement this backend refers to has one, and needs
+ * nothing more: its text is seen to when it ends.  One this backend never
+ * saw is most likely new, and one seen before is looked up: a new one's
+ * entry is made when it ends, or at the latest by whatever this backend
+ * does next at its level (see parsed_new), from the text parse analysis kept
+ * (text_kept), else now (src).  Nothing is made while this backend's
+ * reference to the statement's dropped entry cannot be collected yet (see
+ * pgsq_referenced_entry): its counts will be parked, with its text.  At the
+ * bound, nothing is made or counted here: the execution is, when it ends.
  */
 void
-pgsq_parse_see_entry(const PgsqKey *key, const PgsqTextSource *src)
+pgsq_parse_see_entry(const PgsqKey *key, bool text_kept,
+					 const PgsqTextSource *src)
 {
 	uint64		objid = pgsq_objid(key);
 	bool		stale = false;
@@ -684,6 +669,39 @@ pgsq_parse_see_entry(const PgsqKey *key, const PgsqTextSource *src)
 		return;
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel, pgsq_key_is_plan(key))))
 		return;
-	if (create_entry(key, objid, NULL, 0, src) == CREATE_DONE)
-		remember_fresh_entry(objid);
+	if (!text_kept || src->level >= PGSQ_PARSED_NEW_LEVELS)
+	{
+		(void) create_entry(key, objid, NULL, 0, src);
+		return;
+	}
+	pgsq_create_parsed_new(src->level); /* one waits per level */
+	parsed_new[src->level].key = *key;
+	parsed_new[src->level].objid = objid;
+	parsed_new_waiting |= 1U << src->level;
+	/* have the statistics system call our flush, which makes it if need be */
+	pgstat_report_fixed = true;
+}
+
+/*
+ * Make the entries of the statements parse analysis found new at this
+ * nesting level or deeper, which did not end first (see parsed_new):
+ * without counts, with the text parse analysis kept.
+ */
+void
+pgsq_create_parsed_new(int from_level)
+{
+	for (int level = Max(from_level, 0); level < PGSQ_PARSED_NEW_LEVELS; level++)
+	{
+		PgsqTextSource src;
+
+		if (likely((parsed_new_waiting >> level) == 0))
+			return;
+		if ((parsed_new_waiting & (1U << level)) == 0)
+			continue;
+		parsed_new_waiting &= ~(1U << level);
+		parsed_new_source(&src, level);
+		if (pgsq_room_for_new_entry(!parsed_new[level].key.toplevel, false))
+			(void) create_entry(&parsed_new[level].key, parsed_new[level].objid,
+								NULL, 0, &src);
+	}
 }

@@ -507,6 +507,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 {
 	PgsqPhase	phase = exec->phase;
 	int64		planid = exec->planid;
+	PgsqTextSource parsed_src;
+	bool		parsed;
 	uint64		objid;
 	uint32		generation;
 	PendingStmt *ps;
@@ -519,23 +521,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 		mirror_candidate = -1;
 	recorded_pos = -1;
 
-	/*
-	 * The first execution of an entry this backend created at parse analysis
-	 * (a statement with constants), with its text: merged at once.
-	 */
-	if (pgsq_is_fresh_entry(key))
-	{
-		PgsqCounters counters;
-
-		pgsq_counters_clear(&counters);
-		pgsq_add_execution(&counters, exec);
-		if (pgsq_merge_fresh(key, &counters))
-		{
-			if (plan_counting)
-				*plan_counting = PGSQ_PLAN_DEFER;
-			return NULL;
-		}
-	}
+	/* a new statement parse analysis saw: its entry is made now, below */
+	parsed = pgsq_take_parsed_new(key, &parsed_src);
 
 	generation = pgsq_refs_generation();
 	if (last_pos >= 0 && last_batch == pending_batch &&
@@ -576,7 +563,10 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 		entry = NULL;
 		if (ps == NULL)
 		{
-			entry = pgsq_lookup_entry(objid, &stale, &missing);
+			if (parsed)
+				missing = true;
+			else
+				entry = pgsq_lookup_entry(objid, &stale, &missing);
 			if (missing)
 			{
 				/*
@@ -587,7 +577,9 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 
 				pgsq_counters_clear(&counters);
 				pgsq_add_execution(&counters, exec);
-				switch (pgsq_create_first(key, objid, &counters, src))
+				switch (pgsq_create_first(key, objid, &counters,
+										  parsed && src == NULL ?
+										  &parsed_src : src))
 				{
 					case CREATE_DONE:
 						if (plan_counting)
@@ -1051,6 +1043,7 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 					int64 count, double ms, int sqlstate, TimestampTz at)
 {
 	PgsqCounters counters;
+	PgsqTextSource parsed_src;
 	uint64		objid;
 	PgsqSharedEntry *entry;
 	bool		stale = false;
@@ -1069,12 +1062,17 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 		return;
 	}
 
-	/* an entry this backend created at parse analysis, not merged into yet */
-	if (pgsq_is_fresh_entry(key) && pgsq_merge_fresh(key, &counters))
-		return;
-
 	objid = pgsq_objid(key);
-	entry = pgsq_lookup_entry(objid, &stale, &missing);
+	entry = NULL;
+
+	/* a new statement parse analysis saw: made now, with the text it kept */
+	if (pgsq_take_parsed_new(key, &parsed_src))
+	{
+		missing = true;
+		src = &parsed_src;
+	}
+	else
+		entry = pgsq_lookup_entry(objid, &stale, &missing);
 	if (missing)
 	{
 		switch (pgsq_create_first(key, objid, &counters, src))

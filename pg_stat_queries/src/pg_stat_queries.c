@@ -214,6 +214,7 @@ last_flush_of_clean_shutdown(void)
 static void
 flush_at_exit(void *arg)
 {
+	pgsq_create_parsed_new(0);
 	pgsq_failures_count();
 	(void) pgsq_flush_pending(false);
 	(void) pgsq_plans_settle(false, true);
@@ -241,6 +242,8 @@ pgsq_flush_static_cb(bool nowait)
 								"merge statistics at backend exit");
 	else
 	{
+		/* between statements: one parse analysis found new has its entry */
+		pgsq_create_parsed_new(0);
 		pgsq_failures_count();
 		partial = pgsq_flush_pending(nowait);
 		partial |= pgsq_plans_settle_many(nowait);

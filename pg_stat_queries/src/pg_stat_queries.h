@@ -839,6 +839,9 @@ typedef struct PgsqTextSource
 	QueryDesc  *plan;			/* for a plan's entry: the statement whose
 								 * plan it is, at its end (source unused) */
 	PgsqScs		scs;			/* the setting it was lexed with */
+	bool		parsed;			/* the statement's text is not at hand: the
+								 * one parse analysis kept for it (its query
+								 * id, at level) is used */
 } PgsqTextSource;
 
 extern dsa_pointer pgsq_statement_text(const PgsqKey *key,
@@ -847,13 +850,16 @@ extern dsa_pointer pgsq_saved_text(const char *text, int len, int encoding,
 								   bool literal_free);
 extern char *pgsq_fetch_text(const PgsqKey *key, int *len);
 
-extern void pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
+extern bool pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 								   int location, int stmt_len,
 								   const JumbleState *jstate);
 extern char *pgsq_inflight_normalized(int level, int64 queryid,
 									  const char *stmt, int location,
 									  int stmt_len, PgsqScs scs,
 									  int *out_len, bool *found);
+extern char *pgsq_inflight_latest_normalized(int level, int64 queryid,
+											 PgsqScs scs, int *out_len,
+											 bool *found);
 
 
 /*----------------------------------------------------------------------
@@ -868,12 +874,12 @@ extern uint64 pgsq_refs_gen_drops;
 extern PgsqSharedEntry *pgsq_referenced_entry(const PgsqKey *key,
 											  uint64 objid, bool *stale);
 extern bool pgsq_parse_needs_nothing(const PgsqKey *key);
-extern void pgsq_parse_see_entry(const PgsqKey *key,
+extern void pgsq_parse_see_entry(const PgsqKey *key, bool text_kept,
 								 const PgsqTextSource *src);
 extern uint32 pgsq_refs_generation_advance(uint64 gc);
-extern bool pgsq_is_fresh_entry(const PgsqKey *key);
-extern bool pgsq_merge_fresh(const PgsqKey *key,
-							 const PgsqCounters *counters);
+extern bool pgsq_take_parsed_new(const PgsqKey *key,
+								 PgsqTextSource *parsed_src);
+extern void pgsq_create_parsed_new(int from_level);
 extern PgsqSharedEntry *pgsq_lookup_entry(uint64 objid, bool *stale,
 										  bool *missing);
 extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,

@@ -78,6 +78,16 @@ pgsq_statement_text(const PgsqKey *key, const PgsqTextSource *src)
 		return prepare_normalized(norm, text_len, GetDatabaseEncoding());
 	}
 
+	/* a statement whose entry is made before it runs: what parse kept */
+	if (src->parsed)
+	{
+		bool		found;
+
+		norm = pgsq_inflight_latest_normalized(src->level, key->queryid,
+											   src->scs, &text_len, &found);
+		return prepare_normalized(norm, text_len, GetDatabaseEncoding());
+	}
+
 	stmt = src->located ? src->source :
 		CleanQuerytext(src->source, &location, &len);
 	text_len = len;
@@ -241,9 +251,10 @@ fit_buffer(void *buf, int *size, int need)
 /*
  * Remember a statement just parsed at this nesting level: stmt is its text
  * (stmt_len bytes) at offset location of the source string that jstate's
- * constant locations refer to.
+ * constant locations refer to.  False if it is not kept (too deep, too
+ * long).
  */
-void
+bool
 pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 					   int location, int stmt_len, const JumbleState *jstate)
 {
@@ -251,12 +262,12 @@ pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 	int			nlocs = jstate->clocations_count;
 
 	if (level < 0 || level >= PGSQ_INFLIGHT_LEVELS)
-		return;
+		return false;
 	slot = &slots[level][next_slot[level]];
 	next_slot[level] = (next_slot[level] + 1) % PGSQ_INFLIGHT_PER_LEVEL;
 	slot->valid = false;
 	if (stmt_len > MaxAllocSize / 2)
-		return;
+		return false;
 
 	slot->text = fit_buffer(slot->text, &slot->text_size, stmt_len);
 	memcpy(slot->text, stmt, stmt_len);
@@ -274,6 +285,24 @@ pgsq_inflight_remember(int level, int64 queryid, const char *stmt,
 	slot->location = location;
 	slot->len = stmt_len;
 	slot->valid = true;
+	return true;
+}
+
+/* The normalized text of what a slot kept, as pgsq_normalize makes it */
+static char *
+normalize_slot(const InflightSlot *slot, const char *stmt, int location,
+			   int stmt_len, PgsqScs scs, int *out_len)
+{
+	JumbleState jstate;
+
+	memset(&jstate, 0, sizeof(jstate));
+	jstate.clocations = slot->clocations;
+	jstate.clocations_buf_size = slot->clocations_count;
+	jstate.clocations_count = slot->clocations_count;
+	jstate.highest_extern_param_id = slot->highest_extern_param_id;
+	jstate.has_squashed_lists = slot->has_squashed_lists;
+	return pgsq_normalize(&jstate, stmt, location, stmt_len, scs, out_len,
+						  NULL);
 }
 
 /*
@@ -289,7 +318,6 @@ pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
 						 int *out_len, bool *found)
 {
 	InflightSlot *slot;
-	JumbleState jstate;
 
 	*found = false;
 	if (level < 0 || level >= PGSQ_INFLIGHT_LEVELS)
@@ -309,12 +337,33 @@ pgsq_inflight_normalized(int level, int64 queryid, const char *stmt,
 	}
 
 	*found = true;
-	memset(&jstate, 0, sizeof(jstate));
-	jstate.clocations = slot->clocations;
-	jstate.clocations_buf_size = slot->clocations_count;
-	jstate.clocations_count = slot->clocations_count;
-	jstate.highest_extern_param_id = slot->highest_extern_param_id;
-	jstate.has_squashed_lists = slot->has_squashed_lists;
-	return pgsq_normalize(&jstate, stmt, location, stmt_len, scs, out_len,
-						  NULL);
+	return normalize_slot(slot, stmt, location, stmt_len, scs, out_len);
+}
+
+/*
+ * As pgsq_inflight_normalized, for the statement parsed last at this level
+ * under this query id, whose own text is no longer at hand: an entry made
+ * for it after its parse analysis, before it ran (merge.c).
+ */
+char *
+pgsq_inflight_latest_normalized(int level, int64 queryid, PgsqScs scs,
+								int *out_len, bool *found)
+{
+	const InflightSlot *slot;
+
+	*found = false;
+	if (level < 0 || level >= PGSQ_INFLIGHT_LEVELS)
+		return NULL;
+	for (int i = 1; i <= PGSQ_INFLIGHT_PER_LEVEL; i++)
+	{
+		slot = &slots[level][(next_slot[level] + PGSQ_INFLIGHT_PER_LEVEL - i) %
+							 PGSQ_INFLIGHT_PER_LEVEL];
+		if (slot->valid && slot->queryid == queryid)
+		{
+			*found = true;
+			return normalize_slot(slot, slot->text, slot->location, slot->len,
+								  scs, out_len);
+		}
+	}
+	return NULL;
 }

@@ -26,13 +26,13 @@ SELECT num_entries <= 105 AS within_bound, num_entries >= 50 AS kept_some,
   FROM pg_stat_queries_info;
 SELECT count(*) <= 105 AS view_within_bound FROM pg_stat_queries;
 
--- texts of evicted entries are freed with them: all stored texts but this
--- statement's own (its entry is shown once it has run; 234 bytes) are
+-- texts of evicted entries are freed with them: the stored texts are
 -- those shown, statements' and plans' (plans have room of their own: those
--- of evicted statements are kept, below max_plans)
+-- of evicted statements are kept, below max_plans); this statement's own
+-- is stored when it ends
 SELECT i.query_text_bytes - (SELECT sum(octet_length(query) + 1) FROM pg_stat_queries)
          - (SELECT coalesce(sum(octet_length(plan) + 1), 0) FROM pg_stat_queries_plans)
-       BETWEEN 1 AND 300 AS texts_freed
+       AS texts_not_shown
   FROM pg_stat_queries_info i;
 
 -- the most recent statements survive their first pass

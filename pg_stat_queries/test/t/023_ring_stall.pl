@@ -73,9 +73,13 @@ run_new('warm', 500);
 $node->safe_psql('postgres', 'SELECT pg_stat_queries_reset()');
 
 # a backend stalls right after reserving a position in the ring
+# (the attaching statement's own entry, or its plan's, would be made when
+# it ends, and stall there: two statements of its shape make them first)
 my $stalled = $node->background_psql('postgres');
 $stalled->query_safe(
 	"SELECT injection_points_set_local();
+	 SELECT injection_points_attach('pg-stat-queries-unused-1', 'notice');
+	 SELECT injection_points_attach('pg-stat-queries-unused-2', 'notice');
 	 SELECT injection_points_attach('pg-stat-queries-ring-reserved', 'wait')");
 $stalled->query_until(qr/stalling/,
 	"\\echo stalling\nSELECT FROM pg_am stalled_writer;\n");
