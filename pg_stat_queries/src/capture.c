@@ -592,6 +592,8 @@ record_statement(int64 queryid, const char *source, int location, int len,
 				 !pgsq_plan_defer(&key, exec->planid, exec->ms, exec->rows,
 								  exec->bufusage))
 			record_plan(&key, plan, exec);
+		else if (plan_counting == PGSQ_PLAN_UNTRACKED)
+			pgsq_plan_refused();
 	}
 	statement_recorded();
 }

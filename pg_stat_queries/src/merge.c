@@ -44,6 +44,7 @@
  * bound takes for every statement it cannot track.
  */
 static uint64 refused_here = 0;
+static uint64 plans_refused_here = 0;
 static uint64 refused_here_since_reset = 0;
 
 /*
@@ -64,12 +65,27 @@ pgsq_refuse_pending(const PgsqKey *key, uint64 executions)
 	}
 	full_resets = pg_atomic_read_u64(&pgsq_state->full_resets);
 
-	if (refused_here > 0 && refused_here_since_reset != full_resets)
-		refused_here = 0;		/* a full reset came since: it zeroed these */
+	if (refused_here_since_reset != full_resets)
+	{
+		/* a full reset came since: it zeroed these */
+		refused_here = 0;
+		plans_refused_here = 0;
+	}
 	refused_here_since_reset = full_resets;
 	refused_here += executions;
 	/* have the statistics system call pgsq_flush_static_cb */
 	pgstat_report_fixed = true;
+}
+
+/*
+ * The plan of an execution refused (pgsq_refuse_pending): counted in
+ * untracked_plans, as an entry of its own would have no statement to go
+ * with; with the execution's refusal, at the next flush
+ */
+void
+pgsq_plan_refused(void)
+{
+	plans_refused_here++;
 }
 
 /* Count an execution refused because the table is at its bound */
@@ -83,11 +99,17 @@ count_refused(const PgsqKey *key)
 void
 pgsq_flush_refused(void)
 {
-	if (refused_here == 0)
+	if (refused_here == 0 && plans_refused_here == 0)
 		return;
 	if (refused_here_since_reset == pg_atomic_read_u64(&pgsq_state->full_resets))
-		pg_atomic_add_fetch_u64(&pgsq_state->refused, refused_here);
+	{
+		if (refused_here > 0)
+			pg_atomic_add_fetch_u64(&pgsq_state->refused, refused_here);
+		if (plans_refused_here > 0)
+			pgsq_plan_untracked(plans_refused_here);
+	}
 	refused_here = 0;
+	plans_refused_here = 0;
 }
 
 /*

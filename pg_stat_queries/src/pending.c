@@ -586,6 +586,8 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 							*plan_counting = PGSQ_PLAN_DEFER;
 						return NULL;
 					case CREATE_REFUSED:
+						if (plan_counting)
+							*plan_counting = PGSQ_PLAN_UNTRACKED;
 						return NULL;
 					case CREATE_EXISTS:
 						break;	/* found or created below */
@@ -597,7 +599,12 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 		if (entry == NULL)
 		{
 			if (!stale)
-				return NULL;	/* table full; counted as refused */
+			{
+				/* table full; counted as refused, and so is the plan */
+				if (plan_counting)
+					*plan_counting = PGSQ_PLAN_UNTRACKED;
+				return NULL;
+			}
 			pgsq_park_ready();
 			pgsq_add_execution(pgsq_park(key, src), exec);
 			return NULL;

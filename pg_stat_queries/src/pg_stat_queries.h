@@ -887,6 +887,7 @@ extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,
 										  const PgsqTextSource *src);
 extern void pgsq_flush_refused(void);
 extern void pgsq_refuse_pending(const PgsqKey *key, uint64 executions);
+extern void pgsq_plan_refused(void);
 extern void pgsq_refs_reserve_memory(void);
 
 /*
@@ -926,6 +927,7 @@ typedef enum PgsqPlanCounting
 	PGSQ_PLAN_RECORD,
 	PGSQ_PLAN_COUNTED,
 	PGSQ_PLAN_DEFER,
+	PGSQ_PLAN_UNTRACKED,		/* the statement's execution was refused */
 } PgsqPlanCounting;
 
 extern PgsqSharedEntry *pgsq_record(const PgsqKey *key,

@@ -11,6 +11,9 @@ SELECT 1 WHERE current_setting('pg_stat_queries.min_sweep_interval') <> '0' \wat
 \o
 SHOW pg_stat_queries.max;
 
+-- plans before them, of statements that ran twice
+SELECT num_plans AS plans_before FROM pg_stat_queries_info \gset
+
 -- 300 statements with distinct query ids (one more column each)
 \set ECHO none
 \o /dev/null
@@ -25,6 +28,10 @@ SELECT num_entries <= 105 AS within_bound, num_entries >= 50 AS kept_some,
        last_eviction_time IS NOT NULL AS eviction_time
   FROM pg_stat_queries_info;
 SELECT count(*) <= 105 AS view_within_bound FROM pg_stat_queries;
+-- each ran once: none got a plan entry, whether its execution was counted
+-- (its plan kept for a second) or refused at the bound (its plan counted in
+-- untracked_plans); only the read of plans_before, run twice now
+SELECT num_plans - :plans_before AS new_plans FROM pg_stat_queries_info;
 
 -- texts of evicted entries are freed with them: the stored texts are
 -- those shown, statements' and plans' (plans have room of their own: those
@@ -81,6 +88,10 @@ SELECT format('SELECT %s', string_agg('3', ', ')) AS stmt
 SELECT evicted_entries AS evicted, dealloc = 0 AS no_dealloc,
        num_entries BETWEEN 100 AND 105 AS at_bound,
        untracked_executions >= 90 AS refused
+  FROM pg_stat_queries_info;
+-- the plans of executions refused get no entry of their own (it would have
+-- no statement): they count in untracked_plans
+SELECT num_plans AS plans, untracked_plans >= 90 AS plans_untracked
   FROM pg_stat_queries_info;
 
 -- The interval is read when a pass is to begin: lowering it takes effect
