@@ -124,7 +124,8 @@ def lock_table(out_dir, kinds, configs, names):
         return (v.get(ns[-1], 0) - v.get(ns[0], 0)) / (ns[-1] - ns[0])
 
     out = ["LWLock acquisitions per execution by who took them (callgrind's callers), added to no "
-           "extension's: partition = the statistics system's partitioned hash (dshash), dsa = "
+           "extension's: partition = a partition lock of the statistics system's hash (dshash) or "
+           "of our table (pgsq_table_*), dsa = "
            "dynamic shared memory allocation (a lock per size class and per area, shared by every "
            "backend allocating that size), entry = an entry's lock taken by our code, pgss = "
            "pg_stat_statements' global lock, pgstat = the statistics system's own, other = the "

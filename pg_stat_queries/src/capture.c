@@ -417,26 +417,37 @@ note_failure(int64 queryid, const char *source, int location, int len,
 }
 
 /*
- * Give a referenced entry its text when it has none yet.  A text given to
- * an entry that is being dropped meanwhile is refused, and freed (textarea.c).
- * A plan's text is made by EXPLAIN, whose catalog reads may make statistics
- * lookups that collect this backend's references, the entry's last one
- * included: the plan's entry is then found again by its key.
+ * Give an entry its text when it has none yet.  A text given to an entry
+ * that is being dropped meanwhile, or whose slot holds another statement by
+ * then, is refused, and freed (textarea.c): a plan's text is made by
+ * EXPLAIN, which takes its time.
  */
 static void
 ensure_text(PgsqSharedEntry *entry, const PgsqKey *key,
 			const PgsqTextSource *src)
 {
-	dsa_pointer text;
-
 	if (pgsq_text_hint(entry))
 		return;
-	text = pgsq_statement_text(key, src);
+	(void) pgsq_entry_give_text(entry, key, pgsq_statement_text(key, src));
+}
 
-	if (src->plan != NULL)
-		(void) pgsq_text_give_by_key(key, text);
-	else
-		(void) pgsq_text_give(entry, key, text);
+/*
+ * May this statement end under another user than the one it was parsed
+ * under (SET ROLE, SET SESSION AUTHORIZATION)?  Its key at its end is then
+ * not the one seen at parse analysis, and only the text kept now has its
+ * role name replaced: the scanner alone takes a name for a word.
+ */
+static bool
+changes_user(const Query *query)
+{
+	const VariableSetStmt *set;
+
+	if (query->utilityStmt == NULL || !IsA(query->utilityStmt, VariableSetStmt))
+		return false;
+	set = (const VariableSetStmt *) query->utilityStmt;
+	return set->name != NULL &&
+		(strcmp(set->name, "role") == 0 ||
+		 strcmp(set->name, "session_authorization") == 0);
 }
 
 /* After parse analysis: see to the entry and normalized text of a statement */
@@ -475,7 +486,8 @@ pgsq_post_parse_analyze(ParseState *pstate, Query *query,
 		return;
 
 	key = current_key(query->queryId);
-	if (pgsq_pending_has_text(&key) || pgsq_parse_needs_nothing(&key))
+	if ((pgsq_pending_has_text(&key) || pgsq_parse_needs_nothing(&key)) &&
+		!changes_user(query))
 		return;
 
 	/* for a statement that ends under another key, or without its entry */
@@ -556,7 +568,7 @@ statement_recorded(void)
 {
 	pgsq_maybe_flush_busy();
 
-	/* last: a sweep may evict entries this backend holds references to */
+	/* last: a sweep may evict entries this statement was counted for */
 	pgsq_maybe_sweep(nesting_level > 0);
 }
 

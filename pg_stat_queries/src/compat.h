@@ -24,8 +24,8 @@
  * 24 is PGSTAT_KIND_EXPERIMENTAL, so we take others and let them be
  * overridden at build time should they clash with another extension.
  *
- * PGSQ_STATS_KIND holds our entries; they are never written to the
- * statistics system's file (savefile.c writes them to a file of ours).
+ * PGSQ_STATS_KIND is registered for its callbacks and holds no entry (ours
+ * are in a table of our own, table.c).
  * PGSQ_LEGACY_STATS_KIND is the kind version 1.1 of the library wrote into
  * that file: it stays registered, with that version's entry size, so that
  * PostgreSQL can still read a file that holds such entries; restore.c
@@ -45,7 +45,6 @@
  * - planner_hook takes an ExplainState too, passed on as it came;
  * - LWLockNewTrancheId takes the tranche's name, which no process registers
  *	 any more;
- * - pgstat_drop_entry took the missing_ok of 18's pgstat_drop_entry_ext;
  * - WalUsage counts the bytes of full-page images (wal_fpi_bytes);
  * - the scanner lost escape_string_warning, and standard_conforming_strings,
  *	 which can no longer be off;
@@ -59,8 +58,6 @@
 #define PGSQ_PLANNER_EXTRA_ARGS , es
 #define pgsq_new_tranche_id(name) LWLockNewTrancheId(name)
 #define pgsq_register_tranche(id, name) ((void) 0)
-#define pgsq_drop_stats_entry(kind, dboid, objid) \
-	pgstat_drop_entry(kind, dboid, objid, true)
 #define PGSQ_WALUSAGE_FIELDS 5
 #define PGSQ_HAS_WAL_FPI_BYTES 1
 #define PGSQ_HAS_PLAN_ORIGIN 1
@@ -75,8 +72,6 @@
 #define PGSQ_PLANNER_EXTRA_ARGS
 #define pgsq_new_tranche_id(name) LWLockNewTrancheId()
 #define pgsq_register_tranche(id, name) LWLockRegisterTranche(id, name)
-#define pgsq_drop_stats_entry(kind, dboid, objid) \
-	pgstat_drop_entry_ext(kind, dboid, objid, true)
 #define PGSQ_WALUSAGE_FIELDS 4
 #define PGSQ_SCANNER_WARNS_ESCAPES 1
 #define PGSQ_SCANNER_READS_SCS 1

@@ -412,7 +412,7 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 	int64		calls_before = 0;
 	TimestampTz now;
 
-	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
+	Assert(LWLockHeldByMeInMode(&entry->lock, LW_EXCLUSIVE));
 
 	/*
 	 * A closed entry is about to be dropped, and counts merged into it would
@@ -448,7 +448,18 @@ pgsq_merge_locked(PgsqSharedEntry *entry, const PgsqKey *key,
 #endif
 		if (counters->main.plan.calls + counters->main.exec.calls > 0 ||
 			(counters->has_rare && counters->rare.failed_calls > 0))
+		{
+			/*
+			 * An entry made without counts (for counts its dropped entry had
+			 * pending, or at parse analysis) has no row until now: its text
+			 * is stamped with the row's first change, so that a reader of
+			 * changes gets it with the row.
+			 */
+			if (data->changed_at == 0 &&
+				pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
+				pgsq_text_set_stored_at(entry->text, now);
 			data->changed_at = now;
+		}
 	}
 	return calls_before;
 }

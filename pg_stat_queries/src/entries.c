@@ -1,12 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * entries.c
- *		Shared entries: our entries in the statistics system's hash, their
- *		number and bound, and the ring of their ids.
+ *		Shared entries: their life in our table, their number and bound,
+ *		and the ring the clock sweep turns.
  *
- * How an entry is keyed, found, created, linked, closed and dropped; the
- * running count kept within the bound and the exact count of live entries;
- * the ring of our entries' ids that the clock sweep (eviction.c) turns.
+ * How an entry is keyed, found, created, merged into, closed and dropped
+ * (the table it lives in is table.c's); the running count kept within the
+ * bound and the exact count of live entries; the ring of our entries that
+ * the clock sweep (eviction.c) turns.
  * Usage counts are inline, in pg_stat_queries.h.
  *
  *-------------------------------------------------------------------------
@@ -26,24 +27,22 @@
 
 
 /*-------------------------------------------------------------------------
- * Our entries in the cumulative statistics system's shared hash.
+ * Our entries: how one is keyed, found, created, closed and dropped.
  *
- * Entries are a custom kind of PostgreSQL's cumulative statistics system
- * (pgstat_register_kind): they live in its partitioned shared hash, each
- * with an LWLock in its header.  This file knows how an entry is keyed,
- * found, created without a reference, started and dropped; this backend's
- * references to entries are in merge.c.  See docs/design.md for the design
- * and the locking rules.
+ * Entries live in our own table (table.c), each in a slot that is never
+ * freed, with its lock; a backend keeps a pointer to the slot and the
+ * generation it found there, and the generation tells whether the slot
+ * still holds that entry.  See docs/design.md for the design and the
+ * locking rules.
  *-------------------------------------------------------------------------
  */
 
 /*
- * The statistics system identifies an entry by (kind, dboid, objid).  All
- * our entries use PGSQ_KEY_DBOID as dboid and fold the whole statement key
- * -- database, user, queryid, toplevel -- into the 64-bit objid.  queryid is
- * already a hash, so mixing in the rest keeps collisions as unlikely as
- * between two queryids.  The full key is kept in the entry and checked on
- * every merge.
+ * Our table identifies an entry by a 64-bit object id folding the whole
+ * statement key -- database, user, queryid, toplevel, plan -- together.
+ * queryid is already a hash, so mixing in the rest keeps collisions as
+ * unlikely as between two queryids.  The full key is kept in the entry and
+ * checked on every merge.
  */
 uint64
 pgsq_objid(const PgsqKey *key)
@@ -58,135 +57,85 @@ pgsq_objid(const PgsqKey *key)
 	return objid;
 }
 
-/* The key in pgstat's shared hash of one of our entries */
-PgStat_HashKey
-pgsq_shared_hash_key(Oid dbid, uint64 objid)
-{
-	PgStat_HashKey hkey;
-
-	memset(&hkey, 0, sizeof(hkey)); /* no padding today, but hashed whole */
-	hkey.kind = PGSQ_STATS_KIND;
-	hkey.dboid = dbid;
-	hkey.objid = objid;
-	return hkey;
-}
-
-/* Is this hash entry one of ours, and not dropped? */
-bool
-pgsq_is_live_entry(const PgStatShared_HashEntry *hent)
-{
-	return hent->key.kind == PGSQ_STATS_KIND && !hent->dropped;
-}
-
-/* Our entries' shared part, or NULL for other kinds and dropped entries */
-PgsqSharedEntry *
-pgsq_shared_entry_of(PgStatShared_HashEntry *hent)
-{
-	if (!pgsq_is_live_entry(hent))
-		return NULL;
-	return (PgsqSharedEntry *) dsa_get_address(pgStatLocal.dsa, hent->body);
-}
-
 /*
- * The started entry of a statement, found in the shared hash: returned with
- * its partition lock held shared (*hent) and its own lock held in mode, or
- * NULL with neither held.  Release both with pgsq_unlock_statement_entry.
+ * The entry of a statement, found in the table: returned with its lock
+ * held in mode, or NULL.  Release with pgsq_unlock_statement_entry.
  */
 PgsqSharedEntry *
-pgsq_lock_statement_entry(const PgsqKey *key, LWLockMode mode,
-						  PgStatShared_HashEntry **hent)
+pgsq_lock_statement_entry(const PgsqKey *key, LWLockMode mode)
 {
-	PgStat_HashKey hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID,
-											   pgsq_objid(key));
-	PgsqSharedEntry *entry;
+	uint32		generation;
+	PgsqSharedEntry *entry = pgsq_table_find(pgsq_objid(key), &generation);
 
-	*hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
-	if (*hent == NULL)
+	if (entry == NULL)
 		return NULL;
-	entry = pgsq_shared_entry_of(*hent);
-	if (entry != NULL)
-	{
-		LWLockAcquire(&entry->header.lock, mode);
-		if (entry->data.stats_since != 0 &&
-			pgsq_key_equals(&entry->data.key, key))
-			return entry;
-		LWLockRelease(&entry->header.lock);
-	}
-	dshash_release_lock(pgStatLocal.shared_hash, *hent);
+	LWLockAcquire(&entry->lock, mode);
+	if (pgsq_entry_is(entry, generation) &&
+		pgsq_key_equals(&entry->data.key, key))
+		return entry;
+	LWLockRelease(&entry->lock);
 	return NULL;
 }
 
 /* Release what pgsq_lock_statement_entry returned */
 void
-pgsq_unlock_statement_entry(PgsqSharedEntry *entry,
-							PgStatShared_HashEntry *hent)
+pgsq_unlock_statement_entry(PgsqSharedEntry *entry)
 {
-	LWLockRelease(&entry->header.lock);
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	LWLockRelease(&entry->lock);
 }
 
 /*
- * As pgsq_text_give, for a caller whose reference to the entry may have
- * been collected since it was found: the entry is looked up again in the
- * shared hash, under its partition lock.
+ * Give the statement's entry, looked up again in the table, its text
+ * unless it has one; the text is discarded if not given.
  */
 bool
 pgsq_text_give_by_key(const PgsqKey *key, dsa_pointer text)
 {
-	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
 	bool		given = false;
 
 	if (!DsaPointerIsValid(text))
 		return false;
-	entry = pgsq_lock_statement_entry(key, LW_EXCLUSIVE, &hent);
+	entry = pgsq_lock_statement_entry(key, LW_EXCLUSIVE);
 	if (entry != NULL)
 	{
 		given = pgsq_text_give_if_none(entry, text);
-		pgsq_unlock_statement_entry(entry, hent);
+		pgsq_unlock_statement_entry(entry);
 	}
 	if (!given)
 		pgsq_text_discard(text);
 	return given;
 }
 
-/* The next of our entries in a scan begun with dshash_seq_init, or NULL */
-PgsqSharedEntry *
-pgsq_scan_next_entry(dshash_seq_status *hstat)
-{
-	PgStatShared_HashEntry *hent;
-
-	while ((hent = dshash_seq_next(hstat)) != NULL)
-	{
-		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
-
-		if (entry != NULL)
-			return entry;
-	}
-	return NULL;
-}
-
 /*
- * Give an entry nobody else can see yet its key and start time, and return
- * that time.
+ * Give the entry of the statement key, found by the caller, its text unless
+ * it has one, or was closed; otherwise the text is discarded.  The slot may
+ * hold another entry by now, or one being made (not yet live, filled
+ * without its lock): only a live entry of the same key takes the text.  The
+ * time is read under the entry lock: a reader of changed texts that did not
+ * see this one released the lock before.  Returns true if the text was
+ * given.
  */
-static TimestampTz
-start_entry_data(PgsqEntryData *data, const PgsqKey *key)
+bool
+pgsq_entry_give_text(PgsqSharedEntry *entry, const PgsqKey *key, dsa_pointer text)
 {
-	/*
-	 * The clock, not the statement's start time: nested statements of one
-	 * long statement may create the same entry again after a reset or
-	 * eviction, and stats_since tells the lives apart (pending.c).
-	 */
-	if (data->stats_since == 0)
-		pgsq_start_data(data, key, GetCurrentTimestamp());
-	return data->stats_since;
+	bool		given = false;
+
+	if (!DsaPointerIsValid(text))
+		return false;
+	LWLockAcquire(&entry->lock, LW_EXCLUSIVE);
+	if (pgsq_slot_live(entry) && pgsq_key_equals(&entry->data.key, key))
+		given = pgsq_text_give_if_none(entry, text);
+	LWLockRelease(&entry->lock);
+	if (!given)
+		pgsq_text_discard(text);
+	return given;
 }
 
 /* What insert_entry is asked to create, and what it did */
 typedef struct EntryInsert
 {
-	PgStat_HashKey hkey;
+	uint64		objid;
 	/* for a new entry: */
 	const PgsqKey *key;
 	const PgsqCounters *first;	/* its first counts, or NULL */
@@ -194,120 +143,42 @@ typedef struct EntryInsert
 	dsa_pointer rare;			/* its rare chunk, or InvalidDsaPointer */
 	dsa_pointer text;			/* its text, or InvalidDsaPointer */
 	uint32		usage;
-	/* while it runs: */
-	dsa_pointer body;			/* allocated, not yet linked */
 	/* the outcome: */
 	PgsqCreateResult result;
+	PgsqSharedEntry *entry;		/* if CREATE_DONE, */
+	uint32		generation;		/* in this generation */
 } EntryInsert;
 
 /*
- * Link a new hash entry to its body, allocated (zeroed) before the hash
- * partition was locked, as the statistics system does for the entries it
- * creates (pgstat_init_entry): valid (a count of one, not a reference),
- * first generation, its lock ready.  The statistics system allocates the
- * body after inserting the hash entry, under the partition lock, and an
- * error there (a dynamic shared memory segment that cannot be created)
- * would leave a hash entry without a body for every backend to trip on;
- * that is why we link our entries ourselves.  Partition lock held
- * exclusively.  Our kind does not ask PostgreSQL 19 to count its entries
- * (track_entry_count), the one thing that version adds here.
- */
-static PgsqSharedEntry *
-link_new_entry(PgStatShared_HashEntry *hent, dsa_pointer body)
-{
-	PgsqSharedEntry *entry = dsa_get_address(pgStatLocal.dsa, body);
-
-	pg_atomic_init_u32(&hent->refcount, 1);
-	pg_atomic_init_u32(&hent->generation, 0);
-	hent->dropped = false;
-	entry->header.magic = 0xdeadbeef;
-	LWLockInitialize(&entry->header.lock, LWTRANCHE_PGSTATS_DATA);
-	hent->body = body;
-	return entry;
-}
-
-/*
- * Give a dropped entry still in the hash (a backend references it) a new
- * life, as the statistics system does when asked to create its key: valid
- * again, a new generation so that references to the old life know, its
- * data zeroed.  It was closed before it was dropped, so it holds no text or
- * rare chunk.  Partition lock held exclusively; returns with the entry
- * lock held too, as backends holding old references may look at it.
- */
-static PgsqSharedEntry *
-revive_dropped_entry(PgStatShared_HashEntry *hent)
-{
-	PgsqSharedEntry *entry = dsa_get_address(pgStatLocal.dsa, hent->body);
-
-	Assert(entry->header.magic == 0xdeadbeef);
-
-	/*
-	 * With no reference left, the entry is an orphan, or its last referrer is
-	 * between giving up its reference and taking the partition lock to free
-	 * it.  That backend sees the new generation and leaves the item alone;
-	 * but were the new life dropped before it comes, the drop would free the
-	 * item under it.  An unowned reference keeps the item until shutdown
-	 * (pgsq_free_all_orphans), whatever its later lives.
-	 */
-	if (pg_atomic_fetch_add_u32(&hent->refcount, 1) == 0)
-	{
-		pg_atomic_fetch_add_u32(&hent->refcount, 1);
-		entry->unowned_refs++;
-	}
-	pg_atomic_fetch_add_u32(&hent->generation, 1);
-	hent->dropped = false;
-
-	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	Assert(!DsaPointerIsValid(entry->text) && !DsaPointerIsValid(entry->rare));
-	memset(&entry->data, 0,
-		   sizeof(PgsqSharedEntry) - offsetof(PgsqSharedEntry, data));
-	pg_atomic_write_u32(&entry->swept_pass, 0);
-	pgsq_text_reopen(entry);
-	return entry;
-}
-
-/*
- * Insert an entry into the shared hash, or revive a dropped one, and fill
- * it; or tell why not.  Run through pgsq_shared_alloc: the body is
- * allocated first, before any lock, then the hash may allocate an item or
- * grow; an error in either leaves nothing half-made (the body, if
- * allocated, is the caller's to free).  A new entry is filled while its
- * hash partition is locked exclusively: nobody can find it before, so its
- * own lock is not needed.  The rare chunk and text become the entry's only
- * if CREATE_DONE.
+ * Insert an entry into the table and fill it, or tell why not: the one
+ * insertion of the table (table.c), under the partition lock alone, held
+ * exclusively.  Nobody can find the entry before it is linked, so its own
+ * lock is not needed; whoever kept a pointer to its slot from an older
+ * generation sees the generation change.  Run through pgsq_shared_alloc:
+ * the partition may need a batch of slots, or longer chains, from the
+ * area; an error there leaves nothing half-made.  The rare chunk and text
+ * become the entry's only if CREATE_DONE.
  */
 static void
 insert_entry(void *arg)
 {
 	EntryInsert *ins = (EntryInsert *) arg;
-	PgStatShared_HashEntry *hent;
+	int			part = pgsq_table_partition(ins->objid);
 	PgsqSharedEntry *entry;
-	bool		found;
-	bool		revived = false;
 
-	ins->body = dsa_allocate_extended(pgStatLocal.dsa, sizeof(PgsqSharedEntry),
-									  DSA_ALLOC_ZERO | DSA_ALLOC_NO_OOM);
-	if (!DsaPointerIsValid(ins->body))
-	{
-		/* pgstat's area is at its limit */
-		ins->result = CREATE_REFUSED;
-		return;
-	}
-	hent = dshash_find_or_insert(pgStatLocal.shared_hash, &ins->hkey, &found);
-	if (!found)
-	{
-		entry = link_new_entry(hent, ins->body);
-		ins->body = InvalidDsaPointer;
-	}
-	else if (hent->dropped)
-	{
-		entry = revive_dropped_entry(hent);
-		revived = true;
-	}
-	else
+	pgsq_table_lock(part, LW_EXCLUSIVE);
+	if (pgsq_table_lookup_locked(part, ins->objid) != NULL)
 	{
 		ins->result = CREATE_EXISTS;
-		dshash_release_lock(pgStatLocal.shared_hash, hent);
+		pgsq_table_unlock(part);
+		return;
+	}
+	entry = pgsq_table_new_slot(part);
+	if (entry == NULL)
+	{
+		/* our area is at its limit */
+		ins->result = CREATE_REFUSED;
+		pgsq_table_unlock(part);
 		return;
 	}
 
@@ -323,10 +194,14 @@ insert_entry(void *arg)
 		 * The clock is read once, under the partition lock, for the start
 		 * time, the first change and the text's: a reader of changes that did
 		 * not see the entry looked at this partition before, so its own start
-		 * time is earlier.
+		 * time is earlier.  The clock, not the statement's start time: nested
+		 * statements of one long statement may create the same entry again
+		 * after a reset or eviction, and stats_since tells the lives apart
+		 * (pending.c).
 		 */
-		TimestampTz now = start_entry_data(&entry->data, ins->key);
+		TimestampTz now = GetCurrentTimestamp();
 
+		pgsq_start_data(&entry->data, ins->key, now);
 		if (ins->first != NULL)
 			pgsq_fill_new_entry(&entry->data, ins->first, now);
 		pgsq_text_give_new(entry, ins->text, now);
@@ -340,25 +215,19 @@ insert_entry(void *arg)
 	 * the entry as soon as it is, and counts it dropped then.
 	 */
 	pgsq_live_entry_added(pgsq_key_is_plan(&entry->data.key));
-	if (revived)
-		LWLockRelease(&entry->header.lock);
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
+	ins->generation = pgsq_table_link(part, entry, ins->objid);
+	ins->entry = entry;
+	pgsq_table_unlock(part);
 	ins->result = CREATE_DONE;
 }
 
-/* Is there a live entry under this key? */
+/* Is there a live entry under this object id? */
 static bool
-live_in_hash(const PgStat_HashKey *hkey)
+live_in_table(uint64 objid)
 {
-	PgStatShared_HashEntry *hent;
-	bool		live;
+	uint32		generation;
 
-	hent = dshash_find(pgStatLocal.shared_hash, hkey, false);
-	if (hent == NULL)
-		return false;
-	live = !hent->dropped;
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
-	return live;
+	return pgsq_table_find(objid, &generation) != NULL;
 }
 
 /*
@@ -370,13 +239,10 @@ live_in_hash(const PgStat_HashKey *hkey)
 static PgsqCreateResult
 insert_guarded(EntryInsert *ins)
 {
-	ins->body = InvalidDsaPointer;
-	if (!pgsq_shared_alloc(PGSQ_AREA_STATS, insert_entry, ins))
+	if (!pgsq_shared_alloc(PGSQ_AREA_ENTRIES, insert_entry, ins))
 		ins->result = CREATE_REFUSED;
-	if (ins->result == CREATE_REFUSED && live_in_hash(&ins->hkey))
+	if (ins->result == CREATE_REFUSED && live_in_table(ins->objid))
 		ins->result = CREATE_EXISTS;
-	if (DsaPointerIsValid(ins->body))
-		dsa_free(pgStatLocal.dsa, ins->body);
 	if (ins->result != CREATE_DONE)
 		pgsq_rare_discard(ins->rare);
 	return ins->result;
@@ -385,27 +251,25 @@ insert_guarded(EntryInsert *ins)
 /*
  * Create a statement's entry, holding its first counts if given and its
  * text if valid (a chunk from pgsq_text_prepare, which becomes the entry's
- * only if CREATE_DONE), without taking a reference to it, so that this
- * backend has nothing to collect when the entry is dropped, and a drop
- * frees it at once unless another backend references it.  usage is its
- * clock-sweep usage count (eviction.c).  A dropped entry still in the hash
- * (some backend references it) is given a new life.  The caller accounts
- * for the new entry (eviction.c).  Out of shared memory, the result is
- * CREATE_REFUSED, never an error.
+ * only if CREATE_DONE).  usage is its clock-sweep usage count
+ * (eviction.c).  The caller accounts for the new entry (eviction.c).  Out
+ * of shared memory, the result is CREATE_REFUSED, never an error.  If
+ * CREATE_DONE and entry is not NULL, *entry and *generation are the new
+ * entry's.
  */
 PgsqCreateResult
-pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
-						 const PgsqCounters *first, uint32 usage,
-						 dsa_pointer text)
+pgsq_create_entry(const PgsqKey *key, uint64 objid,
+				  const PgsqCounters *first, uint32 usage,
+				  dsa_pointer text, PgsqSharedEntry **entry,
+				  uint32 *generation)
 {
 	EntryInsert ins = {0};
 
-	ins.hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
+	ins.objid = objid;
 	ins.key = key;
 	ins.first = first;
-	ins.text = text;
-
 	ins.usage = usage;
+	ins.text = text;
 
 	/* rare counts get their chunk before any lock is taken */
 	if (first != NULL && first->has_rare)
@@ -414,74 +278,74 @@ pgsq_create_unreferenced(const PgsqKey *key, uint64 objid,
 		if (!DsaPointerIsValid(ins.rare))
 			return CREATE_REFUSED;
 	}
-	return insert_guarded(&ins);
-}
-
-/* What create_ref is asked for, and what it got */
-typedef struct RefRequest
-{
-	Oid			dboid;
-	uint64		objid;
-	PgStat_EntryRef *entry_ref;
-	bool		created;
-} RefRequest;
-
-/* Get a reference to an entry, created if missing (pgsq_shared_alloc) */
-static void
-create_ref(void *arg)
-{
-	RefRequest *req = (RefRequest *) arg;
-
-	req->entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, req->dboid,
-										  req->objid, true, &req->created);
-}
-
-/*
- * A reference to an entry, which the statistics system creates if missing
- * (*created then set), or NULL if shared memory is out, never an error.
- * Only for orphans (below): reviving one allocates nothing, so the pause
- * after a failed allocation (guard.c) need not hold it back.
- */
-static PgStat_EntryRef *
-create_referenced(Oid dboid, uint64 objid, bool *created)
-{
-	RefRequest	req = {dboid, objid, NULL, false};
-
-	*created = false;
-	if (!pgsq_shared_alloc_unpaused(create_ref, &req))
-		return NULL;
-	*created = req.created;
-	return req.entry_ref;
+	(void) insert_guarded(&ins);
+	if (ins.result == CREATE_DONE && entry != NULL)
+	{
+		*entry = ins.entry;
+		*generation = ins.generation;
+	}
+	return ins.result;
 }
 
 /*
  * Close an entry to be dropped, its lock held exclusively: free its rare
- * counters, and take its text (which closes it to texts, see pg_stat_queries.h) for
- * the caller to discard once the lock is released.
+ * counters, and take its text (which closes it to texts, see
+ * pg_stat_queries.h) for the caller to discard once the lock is released.
  */
-dsa_pointer
-pgsq_close_entry(PgsqSharedEntry *entry)
+static dsa_pointer
+close_entry(PgsqSharedEntry *entry)
 {
-	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
+	Assert(LWLockHeldByMeInMode(&entry->lock, LW_EXCLUSIVE));
 	pgsq_rare_release(entry);
 	return pgsq_text_take(entry);
 }
 
 /*
- * Entries this backend dropped so far, its own references to them released:
- * a reference remembered before is stale once this count moved (merge.c).
+ * Drop an entry, its partition and its own lock held exclusively: close it,
+ * unlink it (its slot is free from then on) and count it dropped.  Returns
+ * its text, for the caller to discard once it holds no lock.
  */
-uint64		pgsq_local_drops = 0;
+dsa_pointer
+pgsq_drop_locked(int part, PgsqSharedEntry *entry)
+{
+	dsa_pointer text = close_entry(entry);
+
+	pgsq_live_entry_dropped(pgsq_key_is_plan(&entry->data.key));
+	pgsq_table_unlink(part, entry);
+	return text;
+}
 
 /*
- * Drop an entry from this backend.  Returns false if other backends still
- * hold references to the entry.
+ * Evict the entry found in a slot in a generation, unless it is no longer
+ * there, is in use (locked: being merged into), or was used since (usage
+ * above zero) when unused is asked: under its partition lock and its own,
+ * both exclusive, the one drop of the sweep.  Returns whether it was
+ * evicted.
  */
 bool
-pgsq_drop_entry(Oid dboid, uint64 objid)
+pgsq_evict_entry(PgsqSharedEntry *entry, uint32 generation, bool unused)
 {
-	pgsq_local_drops++;
-	return pgsq_drop_stats_entry(PGSQ_STATS_KIND, dboid, objid);
+	int			part;
+	dsa_pointer taken = InvalidDsaPointer;
+	bool		evicted = false;
+
+	if (!pgsq_entry_is(entry, generation))
+		return false;
+	part = pgsq_table_partition(entry->objid);
+	pgsq_table_lock(part, LW_EXCLUSIVE);
+	if (pgsq_entry_is(entry, generation) &&
+		LWLockConditionalAcquire(&entry->lock, LW_EXCLUSIVE))
+	{
+		if (!unused || pg_atomic_read_u32(&entry->usage) == 0)
+		{
+			taken = pgsq_drop_locked(part, entry);
+			evicted = true;
+		}
+		LWLockRelease(&entry->lock);
+	}
+	pgsq_table_unlock(part);
+	pgsq_text_discard(taken);
+	return evicted;
 }
 
 /*
@@ -490,21 +354,20 @@ pgsq_drop_entry(Oid dboid, uint64 objid)
  * chunk from pgsq_text_prepare with its time set, now the entry's or
  * discarded).  Normally the entry is new; should it exist (a background
  * worker ran the statement before the restore), the saved counts are
- * merged into it.  The caller accounts for a new entry (eviction.c).
+ * merged into it.  A new entry is accounted for here, as restored.
  * Returns true if a new entry was created; false if it was merged, or not
- * restored (out of memory, a dropped entry in the way, a colliding key).
+ * restored (out of memory, a colliding key).
  */
 bool
 pgsq_restore_entry(const PgsqEntryData *data, const PgsqRareCounters *rare,
 				   dsa_pointer text)
 {
 	EntryInsert ins = {0};
-	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
 	PgsqCounters counts;
 	dsa_pointer spare_rare = InvalidDsaPointer;
 
-	ins.hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, pgsq_objid(&data->key));
+	ins.objid = pgsq_objid(&data->key);
 	ins.key = &data->key;
 	ins.saved = data;
 	ins.text = text;
@@ -522,6 +385,8 @@ pgsq_restore_entry(const PgsqEntryData *data, const PgsqRareCounters *rare,
 	switch (insert_guarded(&ins))
 	{
 		case CREATE_DONE:
+			pgsq_entry_restored(ins.entry, ins.generation,
+								pgsq_key_is_plan(&data->key));
 			return true;
 		case CREATE_EXISTS:
 			break;
@@ -541,7 +406,7 @@ pgsq_restore_entry(const PgsqEntryData *data, const PgsqRareCounters *rare,
 		pgsq_text_discard(text);
 		return false;
 	}
-	entry = pgsq_lock_statement_entry(&data->key, LW_EXCLUSIVE, &hent);
+	entry = pgsq_lock_statement_entry(&data->key, LW_EXCLUSIVE);
 	if (entry != NULL)
 	{
 		(void) pgsq_merge_locked(entry, &data->key, &counts, &spare_rare);
@@ -551,101 +416,11 @@ pgsq_restore_entry(const PgsqEntryData *data, const PgsqRareCounters *rare,
 			pgsq_text_give_locked(entry, text);
 			text = InvalidDsaPointer;
 		}
-		pgsq_unlock_statement_entry(entry, hent);
+		pgsq_unlock_statement_entry(entry);
 	}
 	pgsq_rare_discard(spare_rare);
 	pgsq_text_discard(text);
 	return false;
-}
-
-/*
- * A dropped entry stays in the shared hash until its last reference is
- * released.  PostgreSQL 18 leaks it there if it was reused (reinitialized)
- * by a new statement with the same key and dropped again while an older
- * reference was still held: the release of that older reference sees a
- * newer generation and leaves the entry alone, with no reference left.
- * Eviction drops and reuses keys often enough to hit this.  Such an orphan
- * costs one entry's memory until its key is reused; it cannot be told
- * apart safely from an entry whose last referrer is about to free it, so we
- * free orphans only at shutdown, in the checkpointer, when no backend is
- * left (the statistics file must not see them).
- */
-#define PGSQ_ORPHANS_MAX 256
-
-/* An orphan to free */
-typedef struct Orphan
-{
-	Oid			dboid;
-	uint64		objid;
-} Orphan;
-
-/*
- * Is this a dropped entry of ours that no backend references?  Its unowned
- * references (revive_dropped_entry) are given up here: the caller holds the
- * partition lock exclusively, and no backend is left.
- */
-static bool
-is_orphan(PgStatShared_HashEntry *hent)
-{
-	PgsqSharedEntry *entry;
-
-	if (hent->key.kind != PGSQ_STATS_KIND || !hent->dropped)
-		return false;
-	entry = dsa_get_address(pgStatLocal.dsa, hent->body);
-	if (entry->unowned_refs > 0 &&
-		pg_atomic_read_u32(&hent->refcount) == entry->unowned_refs)
-	{
-		pg_atomic_sub_fetch_u32(&hent->refcount, entry->unowned_refs);
-		entry->unowned_refs = 0;
-	}
-	return pg_atomic_read_u32(&hent->refcount) == 0;
-}
-
-/*
- * Free orphaned entries: revive each one (the statistics system reuses a
- * dropped entry when asked to create its key) and drop it again, this time
- * as its only referrer, which frees it.  If the key is live again, leave it.
- */
-static void
-free_orphans(const Orphan *orphans, int count)
-{
-	for (int i = 0; i < count; i++)
-	{
-		bool		created;
-
-		(void) create_referenced(orphans[i].dboid, orphans[i].objid,
-								 &created);
-		if (created)
-			(void) pgsq_drop_entry(orphans[i].dboid, orphans[i].objid);
-	}
-}
-
-/* Free every orphaned entry; only at shutdown, when no backend is left */
-void
-pgsq_free_all_orphans(void)
-{
-	Orphan	   *orphans = palloc(PGSQ_ORPHANS_MAX * sizeof(Orphan));
-	int			count;
-
-	do
-	{
-		dshash_seq_status hstat;
-		PgStatShared_HashEntry *hent;
-
-		count = 0;
-		dshash_seq_init(&hstat, pgStatLocal.shared_hash, true);
-		while ((hent = dshash_seq_next(&hstat)) != NULL && count < PGSQ_ORPHANS_MAX)
-		{
-			if (!is_orphan(hent))
-				continue;
-			orphans[count].dboid = hent->key.dboid;
-			orphans[count].objid = hent->key.objid;
-			count++;
-		}
-		dshash_seq_term(&hstat);
-		free_orphans(orphans, count);
-	} while (count == PGSQ_ORPHANS_MAX);
-	pfree(orphans);
 }
 
 /*
@@ -656,9 +431,9 @@ pgsq_free_all_orphans(void)
  * the entry's first rare counters: the counts then stay with the caller.
  */
 bool
-pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
-					  const PgsqCounters *counters, TimestampTz counted_for,
-					  bool nowait)
+pgsq_merge_into_entry(PgsqSharedEntry *entry, uint32 generation,
+					  const PgsqKey *key, const PgsqCounters *counters,
+					  TimestampTz counted_for, bool nowait)
 {
 	int64		calls_before;
 	dsa_pointer spare_rare;
@@ -668,24 +443,25 @@ pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
 		return false;
 	if (nowait)
 	{
-		if (!LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
+		if (!LWLockConditionalAcquire(&entry->lock, LW_EXCLUSIVE))
 		{
 			pgsq_rare_discard(spare_rare);
 			return false;
 		}
 	}
 	else
-		LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	if (pgsq_other_life(counted_for, entry->data.stats_since) ||
+		LWLockAcquire(&entry->lock, LW_EXCLUSIVE);
+	if (!pgsq_entry_is(entry, generation) ||
+		pgsq_other_life(counted_for, entry->data.stats_since) ||
 		pgsq_text_closed(entry))
 	{
-		/* another life of the entry, or one being dropped */
-		LWLockRelease(&entry->header.lock);
+		/* dropped, another life of the entry, or one being dropped */
+		LWLockRelease(&entry->lock);
 		pgsq_rare_discard(spare_rare);
 		return true;
 	}
 	calls_before = pgsq_merge_locked(entry, key, counters, &spare_rare);
-	LWLockRelease(&entry->header.lock);
+	LWLockRelease(&entry->lock);
 	pgsq_rare_discard(spare_rare);
 
 	pgsq_touch_entry(entry, counters->main.exec.calls, calls_before);
@@ -705,11 +481,10 @@ pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
  * Apart from that running count, which includes room reserved for entries
  * about to be made, the number of live entries of each class, statements
  * and plans, is kept exactly, for pg_stat_queries_info and the sweep's
- * class bounds: an entry becomes live in one place (the entry's linking or
- * revival above) and stops being live where its closer drops it (the sweep,
- * a reset).  Reading it costs one atomic read, where counting would walk
- * the statistics system's whole hash on every call of a view that exporters
- * poll.
+ * class bounds: an entry becomes live in one place (its insertion above)
+ * and stops being live in one (its drop, by the sweep or a reset).  Reading
+ * it costs one atomic read, where counting would walk the whole table on
+ * every call of a view that exporters poll.
  *-------------------------------------------------------------------------
  */
 
@@ -872,9 +647,9 @@ pgsq_reserve_entry(bool plan)
 
 /* An entry was created in the room reserved for it: it goes into the ring */
 void
-pgsq_entry_created(uint64 objid)
+pgsq_entry_created(PgsqSharedEntry *entry, uint32 generation)
 {
-	pgsq_ring_push(objid);
+	pgsq_ring_push(entry->self, generation);
 }
 
 /*
@@ -883,12 +658,12 @@ pgsq_entry_created(uint64 objid)
  * within max.  Counted like a creation, and put in the ring.
  */
 void
-pgsq_entry_restored(uint64 objid, bool plan)
+pgsq_entry_restored(PgsqSharedEntry *entry, uint32 generation, bool plan)
 {
 	pg_atomic_add_fetch_u64(&pgsq_entry_counts->claimed[plan ? 1 : 0], 1);
 	pg_atomic_add_fetch_u64(&pgsq_entry_counts->created_entries, 1);
 	pg_atomic_add_fetch_u64(&pgsq_entry_counts->num_entries, 1);
-	pgsq_ring_push(objid);
+	pgsq_ring_push(entry->self, generation);
 }
 
 /* No entry was created in the room reserved: give it back */
@@ -961,10 +736,10 @@ pgsq_plans_untracked_reset(void)
 
 
 /*-------------------------------------------------------------------------
- * The ring of our entries' ids: the hand of the clock sweep.
+ * The ring of our entries: the hand of the clock sweep.
  *
- * The sweep (eviction.c) takes ids from it and visits their entries;
- * creating an entry adds its id.  See docs/design.md ("Eviction: the clock
+ * The sweep (eviction.c) takes entries from it and visits them; creating
+ * an entry adds it.  See docs/design.md ("Eviction: the clock
  * sweep").
  *-------------------------------------------------------------------------
  */
@@ -974,23 +749,24 @@ pgsq_plans_untracked_reset(void)
 #define PGSQ_RING_MIN 4096
 
 /*
- * The ring of our entries' object ids, in shared memory: the hand of the
- * clock.  Creating an entry adds its id; the sweep takes ids from the other
- * end, visits their entries and adds back those that survive, so a pass of
- * the ring visits our entries only, each with one lookup, instead of a scan
- * of the statistics system's whole hash (every kind's entries, every
- * partition lock).  Any backend may add (a compare-and-exchange reserves a
- * position, the slot's seq says when it is written); only the backend
- * running a sweep slice takes (eviction.c).  Ids of entries dropped meanwhile are
- * skipped when taken.  An id that does not fit (the ring is full, as when
- * max was raised far above its value at startup) makes the ring incomplete:
- * passes scan the whole hash again, and the next one that starts refills
- * the ring.
+ * The ring of our entries, each as its slot and the generation it was
+ * added in, in shared memory: the hand of the clock.  Creating an entry
+ * adds it; the sweep takes entries from the other end, visits them and
+ * adds back those that survive, so a pass of the ring visits entries
+ * without any lock and without a scan of the table.  Any backend may add
+ * (a compare-and-exchange reserves a position, the position's seq says
+ * when it is written); only the backend running a sweep slice takes
+ * (eviction.c).  Entries dropped meanwhile (their slot's generation moved
+ * on) are skipped when taken.  An entry that does not fit (the ring is
+ * full, as when max was raised far above its value at startup) makes the
+ * ring incomplete: passes scan the whole table again, and the next one that
+ * starts refills the ring.
  */
 typedef struct RingSlot
 {
-	pg_atomic_uint64 seq;		/* position + 1 once objid is written */
-	uint64		objid;
+	pg_atomic_uint64 seq;		/* position + 1 once entry is written */
+	dsa_pointer entry;			/* the slot of an entry (table.c) */
+	uint32		generation;		/* and the generation it was pushed in */
 } RingSlot;
 
 typedef struct SweepRing
@@ -1057,7 +833,7 @@ pgsq_ring_shmem_startup(uint64 bound)
 		for (uint32 i = 0; i < ring->capacity; i++)
 		{
 			pg_atomic_init_u64(&ring_slots[i].seq, 0);
-			ring_slots[i].objid = 0;
+			ring_slots[i].entry = InvalidDsaPointer;
 		}
 	}
 }
@@ -1067,7 +843,7 @@ pgsq_ring_shmem_startup(uint64 bound)
  * Any backend; never waits.
  */
 void
-pgsq_ring_push(uint64 objid)
+pgsq_ring_push(dsa_pointer entry, uint32 generation)
 {
 	uint64		head = pg_atomic_read_u64(&ring->head);
 	RingSlot   *slot;
@@ -1094,7 +870,8 @@ pgsq_ring_push(uint64 objid)
 #endif
 
 	slot = &ring_slots[head % ring->capacity];
-	slot->objid = objid;
+	slot->entry = entry;
+	slot->generation = generation;
 	pg_write_barrier();
 	pg_atomic_write_u64(&slot->seq, head + 1);
 }
@@ -1104,7 +881,7 @@ pgsq_ring_push(uint64 objid)
  * backend holding sweep->sweeping.
  */
 bool
-pgsq_ring_take(uint64 *objid)
+pgsq_ring_take(dsa_pointer *entry, uint32 *generation)
 {
 	uint64		tail = pg_atomic_read_u64(&ring->tail);
 	RingSlot   *slot = &ring_slots[tail % ring->capacity];
@@ -1113,7 +890,8 @@ pgsq_ring_take(uint64 *objid)
 		pg_atomic_read_u64(&slot->seq) != tail + 1)
 		return false;			/* empty, or a writer is about to finish */
 	pg_read_barrier();
-	*objid = slot->objid;
+	*entry = slot->entry;
+	*generation = slot->generation;
 	/* the slot may be written again once the tail has passed it */
 	pg_memory_barrier();
 	pg_atomic_write_u64(&ring->tail, tail + 1);
@@ -1121,7 +899,7 @@ pgsq_ring_take(uint64 *objid)
 }
 
 /*
- * Forget the ids in the ring, up to the first position reserved by a
+ * Forget the entries in the ring, up to the first position reserved by a
  * writer that has not written it yet; the sweep refills it.  Were the tail
  * moved past such a position, a writer one lap later could reserve the
  * same slot, and the first writer's late store would leave there a

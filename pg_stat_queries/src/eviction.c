@@ -8,9 +8,9 @@
  * at 95% of max and stops at 90%, in bounded slices that any backend ending
  * a statement may run and nobody waits for; at max + 5% statements without
  * an entry are not tracked until there is room.  The hand of the clock is a
- * ring of our entries' ids in shared memory, so most passes visit our
- * entries only.  docs/design.md ("Eviction: the clock sweep") explains
- * passes, slices, the ring, the victim queue and orphans.
+ * ring of our entries in shared memory, so most passes visit entries
+ * without a lock.  docs/design.md ("Eviction: the clock sweep") explains
+ * passes, slices, the ring and the victim queue.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,11 +39,11 @@
 #define PGSQ_PASS_ENDS 64
 
 /*
- * Every this many passes, one scans the whole hash even if the ring is
- * whole, but no sooner than PGSQ_FULL_PASS_MIN_INTERVAL_MS after the last
- * scan: under a stream of new statements passes follow each other quickly,
- * and a scan reads every kind's entries (one per table, index, function ...)
- * to find our few.
+ * Every this many passes, one scans the whole table even if the ring is
+ * whole (which recounts the entries), but no sooner than
+ * PGSQ_FULL_PASS_MIN_INTERVAL_MS after the last scan: under a stream of new
+ * statements passes follow each other quickly, and a scan takes every
+ * partition's lock.
  */
 #define PGSQ_FULL_PASS_EVERY 16
 #define PGSQ_FULL_PASS_MIN_INTERVAL_MS 10000
@@ -69,19 +69,15 @@ class_of(PgsqSharedEntry *entry)
 static inline bool
 swept_class(PgsqSharedEntry *entry, int classes)
 {
-	return (classes & (class_of(entry) ? SWEEP_PLANS : SWEEP_STATEMENTS)) != 0 ||
-		pgsq_text_closed(entry);
+	return (classes & (class_of(entry) ? SWEEP_PLANS : SWEEP_STATEMENTS)) != 0;
 }
 
-/* An entry chosen for eviction */
+/* An entry chosen for eviction: its slot, in the generation it was seen */
 typedef struct Victim
 {
-	Oid			dboid;
-	uint64		objid;
-	PgsqKey		key;
-	TimestampTz stats_since;	/* tells a later entry of the key apart */
-	dsa_pointer text;			/* taken from the entry (textarea.c) when it
-								 * was found to be evicted now */
+	dsa_pointer slot;
+	uint32		generation;
+	bool		plan;			/* of the plans' class */
 } Victim;
 
 /*
@@ -100,14 +96,12 @@ typedef struct SweepState
 {
 	pg_atomic_uint32 pass;		/* current clock-sweep pass, from 1 */
 	pg_atomic_uint64 pass_evicted;	/* entries evicted by the current pass */
-	pg_atomic_uint32 gc_owed;	/* evictions since the sweep's last gc request */
-	pg_atomic_uint64 last_gc_request;	/* when the sweep last made one */
 	pg_atomic_uint64 last_pass_end; /* when the previous pass ended */
 	pg_atomic_uint32 last_pass_idle;	/* and whether it evicted nothing */
 	pg_atomic_uint32 resume_partition;	/* where the current pass rests */
 	pg_atomic_uint32 sweeping;	/* a backend is running a sweep slice */
 	pg_atomic_uint32 pass_begun;	/* the current pass has had a slice */
-	pg_atomic_uint32 full_pass; /* the current pass scans the whole hash */
+	pg_atomic_uint32 full_pass; /* the current pass scans the whole table */
 	pg_atomic_uint64 last_full_pass;	/* when the last such pass began */
 	pg_atomic_uint64 ring_pass_end; /* ring position where this pass ends */
 
@@ -164,8 +158,6 @@ pgsq_eviction_shmem_startup(void)
 	pg_atomic_init_u64(&sweep->ring_pass_end, 0);
 	pg_atomic_init_u32(&sweep->pass, 1);
 	pg_atomic_init_u64(&sweep->pass_evicted, 0);
-	pg_atomic_init_u32(&sweep->gc_owed, 0);
-	pg_atomic_init_u64(&sweep->last_gc_request, 0);
 	pg_atomic_init_u64(&sweep->last_pass_end, 0);
 	pg_atomic_init_u32(&sweep->last_pass_idle, 0);
 	pg_atomic_init_u32(&sweep->resume_partition, 0);
@@ -217,133 +209,76 @@ unused_for_interval(int class, uint32 previous, uint32 class_pass)
 								   pgsq_min_sweep_interval);
 }
 
+/* What a visit found an entry to be */
+typedef enum VisitResult
+{
+	VISIT_KEPT,					/* it stays: back into the ring */
+	VISIT_VICTIM,				/* to evict */
+	VISIT_GONE,					/* its slot no longer holds it */
+} VisitResult;
+
 /*
- * Visit one entry for the current pass.  Returns true if it should be
- * evicted, filling in the victim; take_text if it is evicted at once (not
- * queued): its text is then taken from it, which closes it to texts.
+ * Visit one entry, seen in its slot in generation, for the current pass;
+ * without any lock: what it reads of the entry (class, usage, the pass of
+ * its last visit) is written without the entry's lock too, and the
+ * eviction that may follow looks at the generation and usage again under
+ * the locks.  A victim is filled in for VISIT_VICTIM.
  */
-static bool
-visit_entry(PgStatShared_HashEntry *hent, PgsqSharedEntry *entry,
-			Victim *victim, bool take_text, int classes)
+static VisitResult
+visit_entry(PgsqSharedEntry *entry, uint32 generation, Victim *victim,
+			int classes)
 {
 	uint32		previous;
 	uint32		usage;
-	bool		evict = false;
 	int			class = class_of(entry);
 	uint32		class_pass = pg_atomic_read_u32(&sweep->class_pass[class]);
+
+	if (!pgsq_entry_is(entry, generation))
+		return VISIT_GONE;
 
 	/* an entry of a class within its bound is neither aged nor evicted */
 	if (!swept_class(entry, classes))
 	{
 		if (pg_atomic_read_u32(&entry->swept_pass) != class_pass)
 			pg_atomic_write_u32(&sweep->class_skipped[class], 1);
-		return false;
+		return VISIT_KEPT;
 	}
 	previous = pg_atomic_exchange_u32(&entry->swept_pass, class_pass);
 	usage = pg_atomic_read_u32(&entry->usage);
-
-	/*
-	 * Closed but never dropped: a slice closed it and failed, or its backend
-	 * died, before the drop.  Only the sweep closes an entry without dropping
-	 * it in the same breath, and one backend sweeps at a time, so it is ours
-	 * to drop now.
-	 */
-	if (unlikely(pgsq_text_closed(entry)))
-	{
-		usage = 0;
-		previous = class_pass;	/* not its first visit */
-	}
-
 	if (usage > 0)
 	{
 		/* a concurrent raise may be lost: harmless for a usage hint */
 		pg_atomic_write_u32(&entry->usage, usage - 1);
-		return false;
+		return VISIT_KEPT;
 	}
 	if (previous == 0)
-		return false;			/* first visit: survives this pass */
+		return VISIT_KEPT;		/* first visit: survives this pass */
 	if (class == 1 && previous != class_pass &&
 		!unused_for_interval(class, previous, class_pass))
-		return false;			/* a plan unused for less than an interval */
-
-	/*
-	 * An entry being merged into right now is in use: skip it.  Taking its
-	 * text writes it; a victim only queued is read.
-	 */
-	if (!LWLockConditionalAcquire(&entry->header.lock,
-								  take_text ? LW_EXCLUSIVE : LW_SHARED))
-		return false;
-	if (entry->data.stats_since != 0)
-	{
-		victim->dboid = hent->key.dboid;
-		victim->objid = hent->key.objid;
-		victim->key = entry->data.key;
-		victim->stats_since = entry->data.stats_since;
-		victim->text = take_text ? pgsq_close_entry(entry) : InvalidDsaPointer;
-		evict = true;
-	}
-	LWLockRelease(&entry->header.lock);
-	return evict;
+		return VISIT_KEPT;		/* a plan unused for less than an interval */
+	victim->slot = entry->self;
+	victim->generation = generation;
+	victim->plan = class == 1;
+	return VISIT_VICTIM;
 }
 
 /*
- * Is a victim an earlier scan chose still the entry it saw, and unused
- * since?  Looked up in the shared hash like the scan saw it, under its
- * partition lock (shared); an entry being merged into is in use.  An entry
- * that stays goes back into the ring (a new life of it is there already).
- * One to evict has its text taken.
+ * Evict a victim, unless it is gone, in use (being merged into) or used
+ * since it was chosen; one that stays goes back into the ring.  Returns
+ * whether it was evicted.
  */
 static bool
-still_evictable(Victim *victim)
+evict_victim(const Victim *victim)
 {
-	PgStat_HashKey hkey = pgsq_shared_hash_key(victim->dboid, victim->objid);
-	PgStatShared_HashEntry *hent;
-	bool		evict = false;
-	bool		same_life = false;
+	PgsqSharedEntry *entry = pgsq_slot_entry(victim->slot);
 
-	hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
-	if (hent == NULL)
-		return false;
-	if (pgsq_is_live_entry(hent))
-	{
-		PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
-
-		if (LWLockConditionalAcquire(&entry->header.lock, LW_EXCLUSIVE))
-		{
-			same_life = entry->data.stats_since == victim->stats_since;
-			evict = same_life && (pg_atomic_read_u32(&entry->usage) == 0 ||
-								  pgsq_text_closed(entry));
-			if (evict)
-				victim->text = pgsq_close_entry(entry);
-			LWLockRelease(&entry->header.lock);
-		}
-		else
-			same_life = true;	/* being merged into: in use, and kept */
-		if (same_life && !evict)
-			pgsq_ring_push(victim->objid);
-	}
-	dshash_release_lock(pgStatLocal.shared_hash, hent);
-	return evict;
-}
-
-/*
- * Evict victims: drop their entries and free the texts taken from them,
- * with no lock held but each drop's own.  Sets *need_gc if a drop left an
- * entry that some backend still references.
- */
-static void
-evict_victims(const Victim *victims, int count, bool *need_gc)
-{
-	/* test/specs/evict_reset.spec: others act between close and drop */
-	if (count > 0)
-		INJECTION_POINT("pg-stat-queries-sweep-closed", NULL);
-	for (int i = 0; i < count; i++)
-	{
-		if (!pgsq_drop_entry(victims[i].dboid, victims[i].objid))
-			*need_gc = true;
-		pgsq_live_entry_dropped(pgsq_key_is_plan(&victims[i].key));
-		pgsq_text_discard(victims[i].text);
-	}
+	/* test/specs/evict_reset.spec: others act right before the drop */
+	INJECTION_POINT("pg-stat-queries-sweep-closed", NULL);
+	if (pgsq_evict_entry(entry, victim->generation, true))
+		return true;
+	if (pgsq_entry_is(entry, victim->generation))
+		pgsq_ring_push(victim->slot, victim->generation);
+	return false;
 }
 
 /*
@@ -352,53 +287,26 @@ evict_victims(const Victim *victims, int count, bool *need_gc)
  * into the ring).  Returns how many were evicted.
  */
 static int
-evict_queued(int wanted, bool *need_gc, int classes)
+evict_queued(int wanted, int classes)
 {
 	int			evicted = 0;
 
 	while (evicted < wanted && sweep->victim_queue.count > 0)
 	{
 		Victim		victim = sweep->victim_queue.victims[sweep->victim_queue.head];
-		int			class = pgsq_key_is_plan(&victim.key) ?
-			SWEEP_PLANS : SWEEP_STATEMENTS;
+		int			class = victim.plan ? SWEEP_PLANS : SWEEP_STATEMENTS;
 
 		sweep->victim_queue.head = (sweep->victim_queue.head + 1) % PGSQ_VICTIM_QUEUE_SIZE;
 		sweep->victim_queue.count--;
 		if ((classes & class) == 0)
 		{
-			pgsq_ring_push(victim.objid);
+			pgsq_ring_push(victim.slot, victim.generation);
 			continue;
 		}
-		if (!still_evictable(&victim))
-			continue;
-		evict_victims(&victim, 1, need_gc);
-		evicted++;
+		if (evict_victim(&victim))
+			evicted++;
 	}
 	return evicted;
-}
-
-/*
- * Have backends collect their references to entries the sweep dropped, at
- * the end of a pass or PGSQ_GC_REQUEST_INTERVAL_MS after the last request,
- * whichever comes first.  Each request makes every backend scan all of its
- * references, reading shared memory for each: one per slice was a
- * visible share of the CPU time of a workload of new statements.  Until
- * collected, a dropped entry's memory stays allocated, and a backend
- * running that statement again keeps its counts aside (pending.c).  Called
- * by the sweeping backend only.
- */
-static void
-request_gc_if_owed(bool pass_finished, TimestampTz now)
-{
-	if (pg_atomic_read_u32(&sweep->gc_owed) == 0)
-		return;
-	if (!pass_finished &&
-		!TimestampDifferenceExceeds((TimestampTz) pg_atomic_read_u64(&sweep->last_gc_request),
-									now, PGSQ_GC_REQUEST_INTERVAL_MS))
-		return;
-	pg_atomic_write_u32(&sweep->gc_owed, 0);
-	pg_atomic_write_u64(&sweep->last_gc_request, (uint64) now);
-	pgstat_request_entry_refs_gc();
 }
 
 /*
@@ -438,11 +346,11 @@ reset_meanwhile(uint64 resets_done_before)
 typedef struct SliceVisits
 {
 	int			nvictims;		/* victims chosen, in the victim queue */
-	int64		live;			/* scan: live entries in the whole hash */
+	int64		live;			/* scan: live entries in the whole table */
 	bool		finished;		/* the pass is complete */
 } SliceVisits;
 
-/* Is a periodic scan of the whole hash due at now? */
+/* Is a periodic scan of the whole table due at now? */
 static bool
 full_pass_due(TimestampTz now)
 {
@@ -453,74 +361,86 @@ full_pass_due(TimestampTz now)
 }
 
 /*
- * Visit entries of the current pass by scanning the statistics system's
- * whole hash: every kind's entries, partition by partition.  Used for the
- * first pass after startup (which counts what was restored), when the ring
- * is incomplete, and periodically (full_pass_due); every entry that
- * survives goes into the ring, which the pass's first slice emptied.
+ * Visit the chosen victims that this slice evicts now (the first evict_now
+ * of them): evicted, or back into the ring.  The others are queued.
+ */
+static int
+evict_victims(Victim *victims, int evict_now)
+{
+	int			evicted = 0;
+
+	for (int i = 0; i < evict_now; i++)
+		if (evict_victim(&victims[i]))
+			evicted++;
+	return evicted;
+}
+
+/*
+ * Visit entries of the current pass by scanning the whole table, partition
+ * by partition.  Used for the first pass after startup (which counts what
+ * was restored), when the ring is incomplete, and periodically
+ * (full_pass_due); every entry that survives goes into the ring, which the
+ * pass's first slice emptied.  Victims are only chosen here, under the
+ * partition's lock (shared): they are evicted once it is released.
  */
 static void
-scan_slice(int slice, int wanted, int evict_now, Victim *victims,
-		   int classes, SliceVisits *out)
+scan_slice(int slice, int wanted, Victim *victims, int classes,
+		   SliceVisits *out)
 {
 	int			resume = (int) pg_atomic_read_u32(&sweep->resume_partition);
 	int			processed = 0;
-	dshash_seq_status hstat;
-	PgStatShared_HashEntry *hent;
+	PgsqTableScan scan;
 	PgsqSharedEntry *entry;
 
 	out->finished = true;
-	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((hent = dshash_seq_next(&hstat)) != NULL)
+	pgsq_table_scan_begin(&scan, LW_SHARED, 0);
+	while ((entry = pgsq_table_scan_next(&scan)) != NULL)
 	{
-		if (!pgsq_is_live_entry(hent))
-			continue;
+		uint32		generation = pg_atomic_read_u32(&entry->generation);
+
 		out->live++;
 
 		/*
-		 * The scan goes partition by partition, and earlier slices of this
-		 * pass have visited the partitions before the one the last stopped
-		 * in: skip those without touching the entries, whose memory is likely
-		 * out of this CPU's cache.  (One created there since then waits for
-		 * the next pass, like any entry the hand has passed.)
+		 * Earlier slices of this pass have visited the partitions before the
+		 * one the last stopped in: they are counted, not visited again.  (One
+		 * created there since then waits for the next pass, like any entry
+		 * the hand has passed.)
 		 */
-		if (hstat.curpartition < resume)
+		if (scan.part < resume)
 			continue;
-		entry = pgsq_shared_entry_of(hent);
 		if (pg_atomic_read_u32(&entry->swept_pass) ==
 			pg_atomic_read_u32(&sweep->class_pass[class_of(entry)]))
 		{
 			/* visited in this pass of its class: back into the ring */
-			pgsq_ring_push(hent->key.objid);
+			pgsq_ring_push(entry->self, generation);
 			continue;
 		}
 		if (processed == slice || out->nvictims == wanted)
 		{
 			out->finished = false;
-			pg_atomic_write_u32(&sweep->resume_partition,
-								(uint32) hstat.curpartition);
+			pg_atomic_write_u32(&sweep->resume_partition, (uint32) scan.part);
+			pgsq_table_scan_end(&scan);
 			break;
 		}
 		processed++;
-		if (visit_entry(hent, entry, &victims[out->nvictims],
-						out->nvictims < evict_now, classes))
+		if (visit_entry(entry, generation, &victims[out->nvictims],
+						classes) == VISIT_VICTIM)
 			out->nvictims++;
 		else
-			pgsq_ring_push(hent->key.objid);
+			pgsq_ring_push(entry->self, generation);
 	}
-	dshash_seq_term(&hstat);
 }
 
 /*
- * Visit entries of the current pass by taking their ids from the ring, up
- * to the position where the pass began; survivors go back in, for the next
- * pass.  Ids of dropped entries are dropped; an entry visited already in
- * the pass of its class goes back in unvisited (so does a second id of one
- * entry, until the ring overflows and a scan rebuilds it).
+ * Visit entries of the current pass by taking them from the ring, up to
+ * the position where the pass began; survivors go back in, for the next
+ * pass.  No lock is taken: an entry's slot is never freed, and the
+ * generation the ring holds with it says whether it is still there.  An
+ * entry visited already in the pass of its class goes back in unvisited.
  */
 static void
-ring_slice(int slice, int wanted, int evict_now, Victim *victims,
-		   int classes, SliceVisits *out)
+ring_slice(int slice, int wanted, Victim *victims, int classes,
+		   SliceVisits *out)
 {
 	uint64		pass_end = pg_atomic_read_u64(&sweep->ring_pass_end);
 	int			processed = 0;
@@ -528,39 +448,40 @@ ring_slice(int slice, int wanted, int evict_now, Victim *victims,
 	out->finished = false;
 	while (processed < slice && out->nvictims < wanted)
 	{
-		uint64		objid;
-		PgStat_HashKey hkey;
-		PgStatShared_HashEntry *hent;
+		dsa_pointer slot;
+		uint32		generation;
+		PgsqSharedEntry *entry;
 
 		if (pgsq_ring_tail() >= pass_end)
 		{
 			out->finished = true;
 			break;
 		}
-		if (!pgsq_ring_take(&objid))
-			break;				/* an id is being written: next slice */
-		hkey = pgsq_shared_hash_key(PGSQ_KEY_DBOID, objid);
-		hent = dshash_find(pgStatLocal.shared_hash, &hkey, false);
-		if (hent == NULL)
-			continue;
-		if (pgsq_is_live_entry(hent))
+		if (!pgsq_ring_take(&slot, &generation))
+			break;				/* an entry is being written: next slice */
+		entry = pgsq_slot_entry(slot);
+		if (!pgsq_entry_is(entry, generation))
+			continue;			/* dropped since */
+		processed++;
+		if (pg_atomic_read_u32(&entry->swept_pass) ==
+			pg_atomic_read_u32(&sweep->class_pass[class_of(entry)]))
 		{
-			PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
-
-			processed++;
-			if (pg_atomic_read_u32(&entry->swept_pass) !=
-				pg_atomic_read_u32(&sweep->class_pass[class_of(entry)]))
-			{
-				if (visit_entry(hent, entry, &victims[out->nvictims],
-								out->nvictims < evict_now, classes))
-					out->nvictims++;
-				else
-					pgsq_ring_push(objid);
-			}
-			else
-				pgsq_ring_push(objid);	/* visited in this pass of its class */
+			/* visited in this pass of its class */
+			pgsq_ring_push(slot, generation);
+			continue;
 		}
-		dshash_release_lock(pgStatLocal.shared_hash, hent);
+		switch (visit_entry(entry, generation, &victims[out->nvictims],
+							classes))
+		{
+			case VISIT_VICTIM:
+				out->nvictims++;
+				break;
+			case VISIT_KEPT:
+				pgsq_ring_push(slot, generation);
+				break;
+			case VISIT_GONE:
+				break;
+		}
 	}
 }
 
@@ -579,7 +500,7 @@ class_excess(bool plans)
  * Run one slice of the current pass: bring the table back to its low-water
  * mark.  Victims queued by an earlier slice go first; if they are not
  * enough, visit entries not yet visited in this pass (from the ring, or by
- * a scan of the whole hash, see above), up to a bounded number or until
+ * a scan of the whole table, see above), up to a bounded number or until
  * enough victims are chosen for this slice and to fill the queue, evict
  * what this slice needs and queue the rest.  When a pass that scanned is
  * complete, the entry count, recounted, replaces the running estimate.
@@ -599,8 +520,8 @@ sweep_slice(void)
 	uint64		resets_done_before = pg_atomic_read_u64(&pgsq_state->resets_done);
 	int			wanted;
 	int			evict_now;
+	int			evicted_now;
 	bool		full;
-	bool		need_gc = false;
 	Victim	   *victims;
 	uint64		created_before;
 	bool		keep_count;
@@ -636,18 +557,24 @@ sweep_slice(void)
 		}
 		else if (paced && count < pgsq_entry_bound())
 			needed = 0;
+
+		/*
+		 * A slice evicts no more entries than the texts its backend keeps for
+		 * its next ones (textarea.c): the texts it frees are then those its
+		 * next new statements take, not chunks given back to the area's size
+		 * classes and allocated again, both under locks that every backend
+		 * creating entries shares.  At the bound the table then stays near
+		 * the mark that starts sweeping, a slice every few new statements.
+		 */
+		needed = Min(needed, PGSQ_SPARE_TEXTS);
 	}
 
 	if (!counting)
 	{
-		from_queue = evict_queued((int) Min(needed, INT_MAX), &need_gc,
-								  classes);
+		from_queue = evict_queued((int) Min(needed, INT_MAX), classes);
 		if (from_queue >= needed)
 		{
 			now = GetCurrentTimestamp();
-			if (need_gc)
-				pg_atomic_write_u32(&sweep->gc_owed, 1);
-			request_gc_if_owed(false, now);
 			count_evicted(from_queue, false,
 						  !reset_meanwhile(resets_done_before), now);
 			return;
@@ -702,31 +629,28 @@ sweep_slice(void)
 	/* the first evict_now victims are evicted at once, the rest queued */
 	evict_now = counting ? wanted : (int) Min(wanted, needed - from_queue);
 	if (full)
-		scan_slice(slice, wanted, evict_now, victims, classes, &visits);
+		scan_slice(slice, wanted, victims, classes, &visits);
 	else
-		ring_slice(slice, wanted, evict_now, victims, classes, &visits);
+		ring_slice(slice, wanted, victims, classes, &visits);
 
-	/* evict with no lock held but each drop's own; queue the rest */
+	/* evict with no lock held but each eviction's own; queue the rest */
 	evict_now = Min(evict_now, visits.nvictims);
-	evict_victims(victims, evict_now, &need_gc);
+	evicted_now = evict_victims(victims, evict_now);
 	sweep->victim_queue.head = evict_now;
 	sweep->victim_queue.count = visits.nvictims - evict_now;
 
 	now = GetCurrentTimestamp();
-	if (need_gc)
-		pg_atomic_write_u32(&sweep->gc_owed, 1);
-	request_gc_if_owed(visits.finished, now);
 	keep_count = reset_meanwhile(resets_done_before);
 	count_evicted(from_queue, false, !keep_count, now);
-	count_evicted(evict_now, visits.finished && full, !keep_count, now);
+	count_evicted(evicted_now, visits.finished && full, !keep_count, now);
 
 	if (visits.finished)
 	{
 		uint64		pass_evicted = pg_atomic_read_u64(&sweep->pass_evicted) +
-			(full ? evict_now : 0);
+			(full ? evicted_now : 0);
 
 		/*
-		 * A scan saw every live entry of the hash in this last slice: the
+		 * A scan saw every live entry of the table in this last slice: the
 		 * count, kept up by creations, evictions and resets in between,
 		 * becomes exact again.  Entries created during the scan may have
 		 * landed in partitions it had passed: count them all, so the count
@@ -739,7 +663,7 @@ sweep_slice(void)
 			uint64		created_meanwhile = pgsq_created_entries() -
 				created_before;
 
-			pgsq_set_entry_count(Max(visits.live - evict_now, 0) +
+			pgsq_set_entry_count(Max(visits.live - evicted_now, 0) +
 								 created_meanwhile);
 		}
 		/* as pg_stat_statements' dealloc: only passes that evicted */

@@ -184,7 +184,7 @@ pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
 {
 	static const PgsqRareCounters no_rare;
 	PgsqReadSet *set = start_read_set();
-	dshash_seq_status hstat;
+	PgsqTableScan scan;
 	PgsqSharedEntry *entry;
 	int			n = 0;
 	int			nrare = 0;
@@ -200,8 +200,8 @@ pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
 										  Min(count + count / 16 + 16, (uint64) INT_MAX / 2),
 										  false);
 
-		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-		while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
+		pgsq_table_scan_begin(&scan, LW_SHARED, 0);
+		while ((entry = pgsq_table_scan_next(&scan)) != NULL)
 		{
 			PgsqEntryCopy *copy;
 			const char *bytes = NULL;
@@ -210,11 +210,11 @@ pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
 				set->copies = fit_read_buffer(set->copies, sizeof(PgsqEntryCopy),
 											  &set->copies_size, n + 1, true);
 			copy = &set->copies[n];
-			LWLockAcquire(&entry->header.lock, LW_SHARED);
+			LWLockAcquire(&entry->lock, LW_SHARED);
 			if (entry->data.stats_since == 0 || entry->data.changed_at < since ||
 				pgsq_key_is_plan(&entry->data.key) != plans)
 			{
-				LWLockRelease(&entry->header.lock);
+				LWLockRelease(&entry->lock);
 				continue;
 			}
 			copy_entry_data(copy, &entry->data, percentiles);
@@ -271,10 +271,9 @@ pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
 				copy->text_at = (int64) at;
 				text_used = at + VARHDRSZ + copy->text_len + 1;
 			}
-			LWLockRelease(&entry->header.lock);
+			LWLockRelease(&entry->lock);
 			n++;
 		}
-		dshash_seq_term(&hstat);
 	}
 	PG_CATCH();
 	{
@@ -305,13 +304,12 @@ pgsq_read_entries(TimestampTz since, bool texts, Oid text_user,
 bool
 pgsq_fetch_entry(const PgsqKey *key, PgsqEntryData *data)
 {
-	PgStatShared_HashEntry *hent;
-	PgsqSharedEntry *entry = pgsq_lock_statement_entry(key, LW_SHARED, &hent);
+	PgsqSharedEntry *entry = pgsq_lock_statement_entry(key, LW_SHARED);
 
 	if (entry == NULL)
 		return false;
 	*data = entry->data;
-	pgsq_unlock_statement_entry(entry, hent);
+	pgsq_unlock_statement_entry(entry);
 	return true;
 }
 
@@ -330,49 +328,47 @@ filter_matches(const PgsqResetFilter *filter, const PgsqEntryData *data)
 		(filter->queryid == 0 || filter->queryid == data->key.queryid);
 }
 
-/* State passed to drop_matching through pgstat_drop_matching_entries */
-typedef struct DropMatching
-{
-	const PgsqResetFilter *filter;
-	int64		count;			/* entries dropped */
-} DropMatching;
-
 /*
- * pgstat_drop_matching_entries callback: pick our entries to drop, and
- * free their texts (our text area's locks are taken last of all).
+ * Drop the entries that match a filter, partition by partition (each locked
+ * exclusively while its entries are looked at), each under its own lock,
+ * and free their texts once no lock is held.  Returns how many it dropped.
  */
-static bool
-drop_matching(PgStatShared_HashEntry *hent, Datum arg)
+static int64
+drop_matching(const PgsqResetFilter *filter)
 {
-	DropMatching *state = (DropMatching *) DatumGetPointer(arg);
-	PgsqSharedEntry *entry = pgsq_shared_entry_of(hent);
-	bool		drop;
-	bool		plan;
-	dsa_pointer text = InvalidDsaPointer;
+	PgsqTableScan scan;
+	PgsqSharedEntry *entry;
+	int64		count = 0;
+	dsa_pointer texts[64];
+	int			ntexts = 0;
 
-	if (entry == NULL)
-		return false;
-	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+	pgsq_table_scan_begin(&scan, LW_EXCLUSIVE, 0);
+	while ((entry = pgsq_table_scan_next(&scan)) != NULL)
+	{
+		LWLockAcquire(&entry->lock, LW_EXCLUSIVE);
+		if (filter_matches(filter, &entry->data))
+		{
+			dsa_pointer text = pgsq_drop_locked(scan.part, entry);
 
-	/*
-	 * An entry closed already is the sweep's, which drops it: dropped here
-	 * too, its key could get a new entry that the sweep's drop would then
-	 * take without closing it (whoever closes an entry drops it).
-	 */
-	drop = !pgsq_text_closed(entry) &&
-		filter_matches(state->filter, &entry->data);
-	if (drop)
-		text = pgsq_close_entry(entry);
+			count++;
+			if (DsaPointerIsValid(text))
+				texts[ntexts++] = text;
+		}
+		LWLockRelease(&entry->lock);
+		if (ntexts == lengthof(texts))
+		{
+			/* our text area's locks are taken with no other held */
+			int			part = scan.part;
 
-	plan = pgsq_key_is_plan(&entry->data.key);
-
-	LWLockRelease(&entry->header.lock);
-	if (!drop)
-		return false;
-	pgsq_text_discard(text);
-	pgsq_live_entry_dropped(plan);
-	state->count++;
-	return true;
+			pgsq_table_scan_end(&scan);
+			while (ntexts > 0)
+				pgsq_text_discard(texts[--ntexts]);
+			pgsq_table_scan_begin(&scan, LW_EXCLUSIVE, part);
+		}
+	}
+	while (ntexts > 0)
+		pgsq_text_discard(texts[--ntexts]);
+	return count;
 }
 
 /*
@@ -390,13 +386,13 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 
 	if (minmax_only)
 	{
-		dshash_seq_status hstat;
+		PgsqTableScan scan;
 		PgsqSharedEntry *entry;
 
-		dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-		while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
+		pgsq_table_scan_begin(&scan, LW_SHARED, 0);
+		while ((entry = pgsq_table_scan_next(&scan)) != NULL)
 		{
-			LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
+			LWLockAcquire(&entry->lock, LW_EXCLUSIVE);
 			if (entry->data.stats_since != 0 &&
 				filter_matches(filter, &entry->data))
 			{
@@ -413,23 +409,20 @@ pgsq_reset_entries(const PgsqResetFilter *filter, bool minmax_only)
 				entry->data.minmax_stats_since = now;
 				entry->data.changed_at = GetCurrentTimestamp();
 			}
-			LWLockRelease(&entry->header.lock);
+			LWLockRelease(&entry->lock);
 		}
-		dshash_seq_term(&hstat);
 		return now;
 	}
 	else
 	{
-		DropMatching state = {filter, 0};
+		int64		dropped;
 
 		/* counts kept aside before this reset must not outlive it */
 		pg_atomic_add_fetch_u64(&pgsq_state->reset_count, 1);
 		if (full)
 			pgsq_sweep_after_full_reset();
-		pgsq_local_drops++;
-		pgstat_drop_matching_entries(drop_matching, PointerGetDatum(&state));
-		pgstat_request_entry_refs_gc();
-		pgsq_entries_removed(state.count);
+		dropped = drop_matching(filter);
+		pgsq_entries_removed(dropped);
 		pg_atomic_add_fetch_u64(&pgsq_state->resets_done, 1);
 
 		if (full)
@@ -1090,7 +1083,7 @@ pg_stat_queries_consistency(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[PGSQ_CONSISTENCY_COLS] = {0};
 	bool		nulls[PGSQ_CONSISTENCY_COLS] = {0};
-	dshash_seq_status hstat;
+	PgsqTableScan scan;
 	PgsqSharedEntry *entry;
 	int64		found[2] = {0, 0};
 	int64		closed = 0;
@@ -1105,14 +1098,14 @@ pg_stat_queries_consistency(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	pgsq_flush_own_pending();
-	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while ((entry = pgsq_scan_next_entry(&hstat)) != NULL)
+	pgsq_table_scan_begin(&scan, LW_SHARED, 0);
+	while ((entry = pgsq_table_scan_next(&scan)) != NULL)
 	{
 		int			len;
 		int			encoding;
 		TimestampTz stored_at;
 
-		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		LWLockAcquire(&entry->lock, LW_SHARED);
 		found[pgsq_key_is_plan(&entry->data.key) ? 1 : 0]++;
 		if (pgsq_text_closed(entry))
 			closed++;
@@ -1121,9 +1114,8 @@ pg_stat_queries_consistency(PG_FUNCTION_ARGS)
 			texts++;
 			text_bytes += len + 1;
 		}
-		LWLockRelease(&entry->header.lock);
+		LWLockRelease(&entry->lock);
 	}
-	dshash_seq_term(&hstat);
 
 	live[0] = pgsq_live_of_class(false);
 	live[1] = pgsq_live_of_class(true);

@@ -7,9 +7,9 @@
  * Two kinds of our work may raise errors that must not escape:
  *
  *	- allocations of shared memory made on a statement's behalf
- *	  (pgsq_shared_alloc).  Our entries live in the statistics system's DSA
- *	  area, our texts and rare counters in one of our own; both grow by new
- *	  dynamic shared memory segments, and creating one raises an ERROR when
+ *	  (pgsq_shared_alloc).  Our entries, texts and rare counters live in a
+ *	  DSA area of our own, which grows by new dynamic shared memory
+ *	  segments, and creating one raises an ERROR when
  *	  the system has no room for it (a full /dev/shm, "too many dynamic
  *	  shared memory segments"): DSA_ALLOC_NO_OOM covers only the areas' own
  *	  limits, and PostgreSQL cannot tell in advance whether an allocation
@@ -24,13 +24,13 @@
  * descriptor dsm_create pushed stays in the backend's list of segments
  * (below), which every later attach walks, and whose dead handles can
  * clash with a live segment's.  So after one, every backend stops
- * allocating from that area for a while (the area's allocation pause, in
- * our shared state): allocations fail at once, counted as before, without
- * calling DSA.  Then one backend tries again; a failure doubles the pause,
- * up to a cap, a success ends it, and so do entries dropped by a reset or
- * the sweep, whose memory may make room without a new segment.  Each area
- * has its own pause, as a failure says nothing of the room left in the
- * other's segments.  The cost of a full /dev/shm is then one failed
+ * making such allocations for a while (an allocation pause, in our shared
+ * state): allocations fail at once, counted as before, without calling
+ * DSA.  Then one backend tries again; a failure doubles the pause, up to a
+ * cap, a success ends it, and so do entries dropped by a reset or the
+ * sweep, whose slots and texts make room without a new segment.  Entries'
+ * slots and texts have pauses of their own (PgsqArea), as a batch of slots
+ * needs far more room than a text.  The cost of a full /dev/shm is then one failed
  * attempt per pause in the whole server.
  *	- saving and restoring our statistics (pgsq_run_guarded), at startup
  *	  and in the checkpointer's last flush, where any error would be FATAL
@@ -54,11 +54,9 @@
  *	  run with no resource owner, it stays unowned in the backend's list (a
  *	  few dozen bytes, freed at exit) instead of being reported as leaked at
  *	  commit.  dsa.c pins the segments it creates for the session anyway.
- *	- the statistics system's local cache: an entry reference left without
- *	  a shared entry is treated as missing by its next lookup.
- *	- nothing half-built in the areas or the hash: each fails before it
- *	  links what it was allocating (entries.c links our entries itself for
- *	  that reason).  Files are closed by the code that opened them.
+ *	- nothing half-built in the area or the table: each fails before it
+ *	  links what it was allocating (table.c).  Files are closed by the code
+ *	  that opened them.
  *
  *-------------------------------------------------------------------------
  */
@@ -124,17 +122,21 @@ inject_alloc_failure(void)
 #endif
 }
 
+/* What run_catching does besides catching errors */
+#define GUARD_ALLOCATION 0x1	/* no resource owner; failures injected */
+#define GUARD_PASS_CANCEL 0x2	/* a cancel or termination goes on up */
+
 /*
- * Run fn(arg), catching its errors; if resources_only, a cancel or
+ * Run fn(arg), catching its errors; with GUARD_PASS_CANCEL, a cancel or
  * termination (class 57) is raised as it came, whose pending flag the
  * error's raiser has cleared: swallowed, it would be lost.  Returns 0, or
  * the SQLSTATE of the error caught, copied to *edata if not NULL (in the
  * caller's memory context).
  */
 static int
-run_catching(PgsqGuardedFn fn, void *arg, bool resources_only,
-			 ErrorData **edata)
+run_catching(PgsqGuardedFn fn, void *arg, int flags, ErrorData **edata)
 {
+	bool		resources_only = (flags & GUARD_ALLOCATION) != 0;
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 	uint32		holdoff = InterruptHoldoffCount;
@@ -160,7 +162,7 @@ run_catching(PgsqGuardedFn fn, void *arg, bool resources_only,
 		proc_exit_inprogress = exit_inprogress;
 		ExitOnAnyError = exit_on_any_error;
 		sqlerrcode = geterrcode();
-		if (resources_only &&
+		if ((flags & GUARD_PASS_CANCEL) != 0 &&
 			ERRCODE_TO_CATEGORY(sqlerrcode) == ERRCODE_OPERATOR_INTERVENTION)
 			PG_RE_THROW();
 		HOLD_INTERRUPTS();
@@ -291,7 +293,8 @@ pgsq_shared_alloc(PgsqArea area, PgsqGuardedFn fn, void *arg)
 		log_alloc_failure((int) pg_atomic_read_u32(&pause->error));
 		return false;
 	}
-	sqlerrcode = run_catching(fn, arg, true, NULL);
+	sqlerrcode = run_catching(fn, arg, GUARD_ALLOCATION | GUARD_PASS_CANCEL,
+							  NULL);
 	note_alloc_result(pause, pause_end, sqlerrcode);
 	if (sqlerrcode == 0)
 		return true;
@@ -313,23 +316,8 @@ pgsq_shared_alloc_paused(PgsqArea area)
 }
 
 /*
- * pgsq_shared_alloc, regardless of the allocation pause, for work that
- * hardly ever allocates and must not wait (freeing orphans at shutdown).
- */
-bool
-pgsq_shared_alloc_unpaused(PgsqGuardedFn fn, void *arg)
-{
-	int			sqlerrcode = run_catching(fn, arg, true, NULL);
-
-	if (sqlerrcode == 0)
-		return true;
-	log_alloc_failure(sqlerrcode);
-	return false;
-}
-
-/*
- * Entries were dropped, their bodies and texts freed, so an allocation in
- * either area may find room without a new segment: end the allocation
+ * Entries were dropped, their slots and texts free for reuse, so an
+ * allocation of either kind may find room without a new segment: end the allocation
  * pauses.  Their lengths are kept, so that a retry that fails all the same
  * doubles them.
  */
@@ -361,7 +349,7 @@ pgsq_run_guarded(PgsqGuardedFn fn, void *arg, const char *what)
 									 "pg_stat_queries persistence",
 									 ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(work_cxt);
-	(void) run_catching(fn, arg, false, &edata);
+	(void) run_catching(fn, arg, 0, &edata);
 	MemoryContextSwitchTo(caller_cxt);
 	if (edata != NULL)
 	{
@@ -374,4 +362,18 @@ pgsq_run_guarded(PgsqGuardedFn fn, void *arg, const char *what)
 	}
 	MemoryContextDelete(work_cxt);
 	return edata == NULL;
+}
+
+/*
+ * Run fn(arg), work of ours done between or at the start of statements on
+ * behalf of an earlier one (the entry of a statement that did not end
+ * first, with the text normalized for it): an error it raises, out of
+ * memory say, is the earlier statement's, not the one running now, so it is
+ * forgotten (false) but for a cancel or termination, which goes on up.
+ * The caller holds no LWLock.
+ */
+bool
+pgsq_run_for_earlier(PgsqGuardedFn fn, void *arg)
+{
+	return run_catching(fn, arg, GUARD_PASS_CANCEL, NULL) == 0;
 }

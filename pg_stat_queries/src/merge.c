@@ -3,7 +3,7 @@
  * merge.c
  *		Merge: where this backend's counts meet their shared entries.
  *
- * This backend's references to shared entries, the memo and filters that
+ * What this backend remembers of shared entries, the memo and filters that
  * find them without a lookup, the creation of a missing entry within the
  * bound (create-first), and the new statement parse analysis saw, whose
  * entry is made holding its first execution.  The pending table (pending.c) merges through
@@ -23,17 +23,16 @@
 
 
 /*-------------------------------------------------------------------------
- * This backend's references to shared entries, and what it remembers
- * to find them without a lookup.
+ * What this backend remembers of the shared entries, to find them without
+ * a lookup.
  *
- * Backends keep a local cache of references to entries (the statistics
- * system's), so looking up a known statement takes no lock and writes no
- * shared memory.  On top of it: a memo of the referenced entries by object
- * id (it reads the entry's first line), a filter of the
- * statements seen here with an entry, the entry this backend created last
- * at parse analysis (its first execution is merged at once), and the
- * statements known to have no entry while the table is at its bound.  A
- * missing entry is created here, within the bound eviction.c keeps.
+ * A memo of the entries found by object id, with the generation they were
+ * found in, so that looking up a known statement takes no lock and writes
+ * no shared memory; a filter of the statements seen here with an entry;
+ * the statements parse analysis found new, whose entries are made when
+ * they end; and the statements known to have no entry while the table is
+ * at its bound.  A missing entry is created here, within the bound
+ * eviction.c keeps.
  *-------------------------------------------------------------------------
  */
 
@@ -113,16 +112,14 @@ pgsq_flush_refused(void)
 }
 
 /*
- * Statements this backend has seen with an entry (it found a reference or
- * created the entry), as bits of a small filter indexed by object id.  A
+ * Statements this backend has seen with an entry (it found or created the
+ * entry), as bits of a small filter indexed by object id.  A
  * statement never seen here is most likely new, so its entry is created
  * straight away, without a lookup first: at parse analysis if it has
  * constants (as pg_stat_statements does, for the normalized text), else
  * when it ends, holding its first counts (pgsq_create_first).  The
- * insertion finds an entry another backend made, if any.  Looking up a
- * missing entry costs the statistics system's local cache an insertion and
- * a removal as well as the shared lookup.  A statement seen before is
- * looked up first, as an insertion takes its hash partition's lock
+ * insertion finds an entry another backend made, if any.  A statement seen
+ * before is looked up first, as an insertion takes its partition's lock
  * exclusively.  A bit wrongly set only sends a new statement down the
  * longer path; the filter is emptied when a quarter of its bits are set, so
  * that stays rare.
@@ -167,7 +164,7 @@ mark_seen(uint64 objid)
  * counts and the text normalized from the constants' locations parse
  * analysis kept (texts.c): made at parse analysis, as pg_stat_statements
  * makes it, an entry would cost that execution a second lookup in the
- * shared hash and its lock.  A statement that does not end first gets its
+ * table and its lock.  A statement that does not end first gets its
  * entry, without counts, when the next one is parsed at its level or above
  * (statements parsed while it is planned or runs are deeper: SQL functions
  * inlined, a function's statements), but for an EXECUTE, which most likely
@@ -220,20 +217,30 @@ pgsq_take_parsed_new(const PgsqKey *key, PgsqTextSource *parsed_src)
 	return false;
 }
 
+static void remember_known_entry(uint64 objid, PgsqSharedEntry *entry,
+								 uint32 generation);
+
 /*
- * Create a statement's entry without a reference (entries.c), holding first
- * if given and its text made from src if given, in room reserved for it
- * first (eviction.c): refused if there is none.  The text is made before
- * the hash partition is locked, and freed if another backend made the
- * entry first.  Unless refused, the statement has an entry now (made here
- * or by another backend): it is marked seen.
+ * Create a statement's entry (entries.c), holding first if given and its
+ * text made from src if given, in room reserved for it first (eviction.c):
+ * refused if there is none.  The text is made before the partition is
+ * locked, and freed if another backend made the entry first.  Unless
+ * refused, the statement has an entry now (made here or by another
+ * backend): it is marked seen.  If made here and entry is not NULL, *entry
+ * and *generation are the new entry's, remembered in the memo; else it is
+ * not remembered: most statements whose entry is made holding their first
+ * execution run once, and the next execution of one that does not looks
+ * it up.
  */
 static PgsqCreateResult
 create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
-			 uint32 usage, const PgsqTextSource *src)
+			 uint32 usage, const PgsqTextSource *src,
+			 PgsqSharedEntry **entry, uint32 *generation)
 {
 	PgsqCreateResult result = CREATE_REFUSED;
 	volatile dsa_pointer text = InvalidDsaPointer;
+	PgsqSharedEntry *made = NULL;
+	uint32		made_generation = 0;
 
 	if (!pgsq_reserve_entry(pgsq_key_is_plan(key)))
 		return CREATE_REFUSED;
@@ -253,12 +260,13 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 		 * and its text is no missing text of a tracked statement.
 		 */
 		if (src != NULL && !pgsq_key_is_plan(key) &&
-			!pgsq_shared_alloc_paused(PGSQ_AREA_STATS))
+			!pgsq_shared_alloc_paused(PGSQ_AREA_ENTRIES))
 			text = pgsq_statement_text(key, src);
 
 		/* test/sql/room_claims.sql: an error once room is claimed */
 		INJECTION_POINT("pg-stat-queries-create-entry", NULL);
-		result = pgsq_create_unreferenced(key, objid, first, usage, text);
+		result = pgsq_create_entry(key, objid, first, usage, text,
+								   &made, &made_generation);
 	}
 	PG_CATCH();
 	{
@@ -268,7 +276,15 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 	}
 	PG_END_TRY();
 	if (result == CREATE_DONE)
-		pgsq_entry_created(objid);
+	{
+		pgsq_entry_created(made, made_generation);
+		if (entry != NULL)
+		{
+			remember_known_entry(objid, made, made_generation);
+			*entry = made;
+			*generation = made_generation;
+		}
+	}
 	else
 	{
 		pgsq_text_discard(text);
@@ -281,14 +297,13 @@ create_entry(const PgsqKey *key, uint64 objid, const PgsqCounters *first,
 
 /*
  * Create the entry of a statement that has none (pgsq_lookup_entry said
- * so), holding its first counts, without a reference (entries.c), and
- * account for it.  CREATE_DONE: the counts are in the new
- * entry.  CREATE_REFUSED: the table is at its bound and the execution was
- * counted as refused.  Otherwise (another backend made the entry, or the
- * table is at its bound and it may have an entry) the caller records the
- * counts the usual way.  A statement that runs only once thus costs no
- * pending counts, no reference to collect after its eviction and no second
- * lookup to merge its execution.
+ * so), holding its first counts, and account for it.  CREATE_DONE: the
+ * counts are in the new entry.  CREATE_REFUSED: the table is at its bound
+ * and the execution was counted as refused.  Otherwise (another backend
+ * made the entry, or the table is at its bound and it may have an entry)
+ * the caller records the counts the usual way.  A statement that runs only
+ * once thus costs no pending counts and no second lookup to merge its
+ * execution.
  */
 PgsqCreateResult
 pgsq_create_first(const PgsqKey *key, uint64 objid,
@@ -297,43 +312,20 @@ pgsq_create_first(const PgsqKey *key, uint64 objid,
 	PgsqCreateResult result;
 
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel, pgsq_key_is_plan(key))))
-		return CREATE_EXISTS;	/* pgsq_referenced_entry sorts it out */
+		return CREATE_EXISTS;	/* pgsq_find_or_create_entry sorts it out */
 
 	/* its first execution marks it used, as pgsq_entry_used would */
-	result = create_entry(key, objid, counters, 1, src);
+	result = create_entry(key, objid, counters, 1, src, NULL, NULL);
 	if (result == CREATE_REFUSED)
 		count_refused(key);
 	return result;
 }
 
 /*
- * Ask every backend to collect references to dropped entries, at most once
- * per PGSQ_GC_REQUEST_INTERVAL_MS from this backend: each request makes
- * every backend scan all of its references, and under eviction churn many
- * backends find stale references at once.  The sweep makes requests of its
- * own at the same rate or at the end of each pass, so stale references are
- * often collected before this interval runs out.
- */
-static bool
-request_gc_if_due(void)
-{
-	static TimestampTz last_request = 0;
-	TimestampTz now = GetCurrentStatementStartTimestamp();
-
-	if (!TimestampDifferenceExceeds(last_request, now,
-									PGSQ_GC_REQUEST_INTERVAL_MS))
-		return false;
-	last_request = now;
-	pgstat_request_entry_refs_gc();
-	return true;
-}
-
-/*
  * Statements this backend found without an entry while the table was at its
  * bound, each with the number of entries created so far at that moment.
  * Until another entry is created anywhere, such a statement still has none,
- * and a refused execution needs no lookup in the shared hash (which a miss
- * costs, and with it an insertion and removal in the local cache).  A small
+ * and a refused execution needs no lookup in the table.  A small
  * direct-mapped table: a statement pushed out is merely looked up again.
  */
 #define PGSQ_ABSENT_MEMO_SIZE 256
@@ -363,17 +355,17 @@ entry_exists(uint64 objid)
 {
 	AbsentMemo *memo = &absent_memo[objid % PGSQ_ABSENT_MEMO_SIZE];
 	uint64		created;
+	uint32		generation;
 
 	if (known_absent(objid))
 		return false;
 
 	/*
 	 * Read the count before looking: an entry is counted only after it is in
-	 * the hash, so one this lookup misses changes the count we remember.
+	 * the table, so one this lookup misses changes the count we remember.
 	 */
 	created = pgsq_created_entries();
-	if (pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID, objid, false,
-							 NULL) != NULL)
+	if (pgsq_table_find(objid, &generation) != NULL)
 		return true;
 	memo->objid = objid;
 	memo->created_plus_one = created + 1;
@@ -381,38 +373,23 @@ entry_exists(uint64 objid)
 }
 
 /*
- * The entries of references this backend found, by object id, so that a
- * known statement's entry is found again with a lookup keyed by its 64-bit
- * id (already a hash) instead of the statistics system's lookup keyed by
- * the whole hash key.  The memo holds the entry itself, not the reference:
- * at 50,000 statements each line a known statement touches is a likely
- * cache miss, and the entry's first line, which the merge needs anyway,
- * also says whether it is being dropped (pgsq_text_closed), where the
- * reference and the shared hash entry would take two lines more.
- *
- * The entry stays allocated for as long as this backend's reference to it
- * lives.  The statistics system frees a reference only when this backend
- * drops the entry (pgsq_local_drops) or when it collects references after
- * some backend asked for it (gc_request_count, checked at the start of each
- * of its lookups): whenever either count moved, the memo's generation
- * advances and what it remembered before no longer counts, so it never
- * hands out a freed entry.  (Advancing instead of emptying it: under
- * eviction churn requests come often, and emptying means clearing every
- * slot.)  Both counts are read before the lookup that finds a reference to
- * remember, so one freed by that lookup's own collection is never kept.
- * It holds at most PGSQ_KNOWN_REFS_MAX entries (a table of 131,072 slots,
- * 3 MB) and is emptied when full: below that, a known statement would go
- * to the statistics system's lookup (a hash of the whole key and a cache
- * line more) whenever the backend runs more statements than it holds.
+ * The entries this backend found, by object id, so that a known
+ * statement's entry is found again without any lock.  The memo holds the
+ * entry's slot and the generation it was found in: slots are never freed,
+ * so the pointer is always good, and the entry's first line, which the
+ * merge needs anyway, says whether the slot still holds it (pgsq_entry_is)
+ * and whether it is being dropped (pgsq_text_closed).  It holds at most
+ * PGSQ_KNOWN_REFS_MAX entries (a table of 131,072 slots, 3 MB) and is
+ * emptied when full.
  */
 #define PGSQ_KNOWN_REFS_MAX 98304
-#define PGSQ_KNOWN_REFS_FIRST 256	/* references it is made for */
+#define PGSQ_KNOWN_REFS_FIRST 256	/* entries it is made for */
 
 typedef struct KnownRef
 {
 	uint64		objid;
 	char		status;			/* used by simplehash */
-	uint32		generation;		/* pgsq_refs_gen when remembered */
+	uint32		generation;		/* the slot's when found */
 	PgsqSharedEntry *entry;
 } KnownRef;
 
@@ -428,33 +405,6 @@ typedef struct KnownRef
 #include "lib/simplehash.h"
 
 static known_refs_hash *known_refs = NULL;
-
-/* The current generation, and the counts it began with (pg_stat_queries.h) */
-uint32		pgsq_refs_gen = 1;
-uint64		pgsq_refs_gen_gc = 0;
-uint64		pgsq_refs_gen_drops = 0;
-
-/*
- * Begin a new generation of references, as references may have been freed
- * since the current one began (see above; pgsq_refs_generation in pg_stat_queries.h
- * checks).  (A generation seen again after 2^32 advances would be taken for
- * current; what is kept under one lives until the next flush, about a
- * second.)
- */
-uint32
-pgsq_refs_generation_advance(uint64 gc)
-{
-	if (++pgsq_refs_gen == 0)
-	{
-		/* wrapped around: forget for good what older ones remembered */
-		if (known_refs != NULL)
-			known_refs_reset(known_refs);
-		pgsq_refs_gen = 1;
-	}
-	pgsq_refs_gen_gc = gc;
-	pgsq_refs_gen_drops = pgsq_local_drops;
-	return pgsq_refs_gen;
-}
 
 /*
  * Make the seen filter and the memo at their first size: before any
@@ -472,113 +422,81 @@ pgsq_refs_reserve_memory(void)
 									   PGSQ_KNOWN_REFS_FIRST, NULL);
 }
 
-/* The remembered entry of a statement, or NULL */
-static inline PgsqSharedEntry *
-known_entry(uint64 objid)
+/* Remember the entry found in a slot in a generation */
+static void
+remember_known_entry(uint64 objid, PgsqSharedEntry *entry, uint32 generation)
 {
-	uint32		generation = pgsq_refs_generation();
+	bool		found;
+	KnownRef   *known;
+
+	if (unlikely(known_refs == NULL))
+		pgsq_refs_reserve_memory();
+	/* full, mostly of dropped entries under churn: start again */
+	if (known_refs->members >= PGSQ_KNOWN_REFS_MAX)
+		known_refs_reset(known_refs);
+	known = known_refs_insert(known_refs, objid, &found);
+	known->generation = generation;
+	known->entry = entry;
+	mark_seen(objid);
+}
+
+/*
+ * The remembered entry of a statement, if its slot still holds it and it is
+ * not being dropped; else NULL.  (An entry is closed to texts under its
+ * lock before it is dropped.)
+ */
+static inline PgsqSharedEntry *
+known_live_entry(uint64 objid, uint32 *generation)
+{
 	KnownRef   *known;
 
 	if (unlikely(known_refs == NULL))
 		pgsq_refs_reserve_memory();
 	known = known_refs_lookup(known_refs, objid);
-	return known != NULL && known->generation == generation ?
-		known->entry : NULL;
-}
-
-/* Remember the entry of a live reference found after known_entry() was read */
-static inline PgsqSharedEntry *
-remember_known_entry(uint64 objid, PgStat_EntryRef *entry_ref)
-{
-	bool		found;
-	KnownRef   *known;
-
-	/* full, mostly of older generations under churn: start again */
-	if (known_refs->members >= PGSQ_KNOWN_REFS_MAX)
-		known_refs_reset(known_refs);
-	known = known_refs_insert(known_refs, objid, &found);
-	known->generation = pgsq_refs_gen;
-	known->entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	mark_seen(objid);
-	return known->entry;
-}
-
-/*
- * The remembered entry of a statement, unless it is being dropped.  (An
- * entry is closed to texts under its lock before any drop of ours, and
- * PostgreSQL drops entries of ours only at startup; a drop that closed
- * nothing would still advance the generation, see above, by its request
- * to collect references.)
- */
-static inline PgsqSharedEntry *
-known_live_entry(uint64 objid)
-{
-	PgsqSharedEntry *entry = known_entry(objid);
-
-	if (entry != NULL && likely(!pgsq_text_closed(entry)))
-		return entry;
+	if (known != NULL && likely(pgsq_entry_is(known->entry, known->generation) &&
+								!pgsq_text_closed(known->entry)))
+	{
+		*generation = known->generation;
+		return known->entry;
+	}
 	return NULL;
 }
 
 /*
- * Look up a statement's existing entry, without creating it, and remember
- * it.  NULL if it has none, or, with *stale set, if this backend's
- * reference to its dropped entry cannot be collected yet (see
- * request_gc_if_due).  The caller read the memo's generation first.  The
- * shared hash entry's flag decides whether the entry was dropped: one only
- * closed to texts is about to be, and waiting for its drop would spin.
+ * Look up a statement's existing entry in the table, without creating it,
+ * and remember it; NULL if it has none.
  */
 static PgsqSharedEntry *
-look_up_existing(uint64 objid, bool *stale)
+look_up_existing(uint64 objid, uint32 *generation)
 {
-	for (;;)
-	{
-		PgStat_EntryRef *entry_ref;
+	PgsqSharedEntry *entry = pgsq_table_find(objid, generation);
 
-		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-										 objid, false, NULL);
-		if (entry_ref == NULL)
-			return NULL;
-		if (likely(!entry_ref->shared_entry->dropped))
-			return remember_known_entry(objid, entry_ref);
-		/* have it collected, and look again */
-		if (!request_gc_if_due())
-		{
-			*stale = true;
-			return NULL;
-		}
-	}
+	if (entry != NULL)
+		remember_known_entry(objid, entry, *generation);
+	return entry;
 }
 
 /*
  * The entry of a statement (objid is pgsq_objid(key)), found or created,
- * with a reference from this backend that keeps it allocated while the
- * generation of references (pg_stat_queries.h) stays the same.  The memo is looked at
- * first; an entry found otherwise is remembered there.  A cached reference
- * may point to an entry that a reset or eviction dropped: have it
- * collected, and look again to find or create a live entry.
- *
- * If the reference cannot be collected right now (see request_gc_if_due)
- * and the caller passed "stale", set *stale and return NULL: the caller
- * keeps its counts aside until the reference is gone (pending.c).  With
- * stale == NULL, collection is requested unconditionally.  NULL without
- * *stale means the table is at its bound: the execution is refused.
+ * and the generation it was found in (*generation).  The memo is looked at
+ * first; an entry found otherwise is remembered there.  One created gets
+ * its text from src, if given, as it is made: a text given afterwards would
+ * be newer than the entry's row, and a reader of changes that saw the row
+ * in between would not get it with the row.  NULL means the table is at
+ * its bound, or shared memory is out: the execution is refused (and
+ * counted so).
  */
 PgsqSharedEntry *
-pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
+pgsq_find_or_create_entry(const PgsqKey *key, uint64 objid,
+						  const PgsqTextSource *src, uint32 *generation)
 {
 	PgsqSharedEntry *entry;
 
-	if (stale != NULL)
-		*stale = false;
-
 	/*
-	 * A statement this backend references needs no look at the table's fill,
-	 * whose counter every new entry and eviction writes: one local lookup.
-	 * (The memo's generation is read here, before any lookup below whose
-	 * result it may remember.)
+	 * A statement this backend knows needs no look at the table's fill, whose
+	 * counter every new entry and eviction writes: one local lookup.
 	 */
-	entry = known_live_entry(objid);
+	entry = known_live_entry(objid, generation);
 	if (entry != NULL)
 		return entry;
 
@@ -592,47 +510,36 @@ pgsq_referenced_entry(const PgsqKey *key, uint64 objid, bool *stale)
 
 	for (;;)
 	{
-		PgStat_EntryRef *entry_ref;
+		entry = look_up_existing(objid, generation);
+		if (entry != NULL)
+			return entry;
 
-		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-										 objid, false, NULL);
-		if (entry_ref == NULL)
+		/*
+		 * missing: create it in room reserved first; refused if others filled
+		 * the table first, or shared memory is out (never an error)
+		 */
+		switch (create_entry(key, objid, NULL, 0, src, &entry, generation))
 		{
-			/*
-			 * missing: create it in room reserved first, then reference it;
-			 * refused if others filled the table first, or shared memory is
-			 * out (never an error)
-			 */
-			if (create_entry(key, objid, NULL, 0, NULL) == CREATE_REFUSED)
-			{
+			case CREATE_DONE:
+				return entry;
+			case CREATE_REFUSED:
 				count_refused(key);
 				return NULL;
-			}
-			continue;
-		}
-		if (likely(!entry_ref->shared_entry->dropped))
-			return remember_known_entry(objid, entry_ref);
-
-		if (stale == NULL)
-			pgstat_request_entry_refs_gc();
-		else if (!request_gc_if_due())
-		{
-			*stale = true;
-			return NULL;
+			case CREATE_EXISTS:
+				break;			/* another backend's: look again */
 		}
 	}
 }
 
 /*
  * At execution, for the first counts of a batch: the entry of a statement
- * this backend references or finds, or NULL.  *missing is set when the
- * entry is missing, or likely so as this backend never saw the statement
- * (then it is not even looked up): the caller creates the entry with
- * pgsq_create_first.  *stale as for pgsq_referenced_entry; the caller
- * passes both set to false.
+ * this backend knows or finds, and its generation, or NULL.  *missing is
+ * set when the entry is missing, or likely so as this backend never saw
+ * the statement (then it is not even looked up): the caller creates the
+ * entry with pgsq_create_first.
  */
 PgsqSharedEntry *
-pgsq_lookup_entry(uint64 objid, bool *stale, bool *missing)
+pgsq_lookup_entry(uint64 objid, uint32 *generation, bool *missing)
 {
 	PgsqSharedEntry *entry;
 
@@ -642,10 +549,10 @@ pgsq_lookup_entry(uint64 objid, bool *stale, bool *missing)
 		*missing = true;
 		return NULL;
 	}
-	entry = known_live_entry(objid);
+	entry = known_live_entry(objid, generation);
 	if (entry == NULL)
-		entry = look_up_existing(objid, stale);
-	*missing = entry == NULL && !*stale;
+		entry = look_up_existing(objid, generation);
+	*missing = entry == NULL;
 	return entry;
 }
 
@@ -659,7 +566,8 @@ pgsq_lookup_entry(uint64 objid, bool *stale, bool *missing)
 bool
 pgsq_parse_needs_nothing(const PgsqKey *key)
 {
-	PgsqSharedEntry *entry = known_live_entry(pgsq_objid(key));
+	uint32		generation;
+	PgsqSharedEntry *entry = known_live_entry(pgsq_objid(key), &generation);
 
 	return entry != NULL && pgsq_text_hint(entry);
 }
@@ -672,28 +580,25 @@ pgsq_parse_needs_nothing(const PgsqKey *key)
  * saw is most likely new, and one seen before is looked up: a new one's
  * entry is made when it ends, or at the latest by whatever this backend
  * does next at its level (see parsed_new), from the text parse analysis kept
- * (text_kept), else now (src).  Nothing is made while this backend's
- * reference to the statement's dropped entry cannot be collected yet (see
- * pgsq_referenced_entry): its counts will be parked, with its text.  At the
- * bound, nothing is made or counted here: the execution is, when it ends.
+ * (text_kept), else now (src).  At the bound, nothing is made or counted
+ * here: the execution is, when it ends.
  */
 void
 pgsq_parse_see_entry(const PgsqKey *key, bool text_kept,
 					 const PgsqTextSource *src)
 {
 	uint64		objid = pgsq_objid(key);
-	bool		stale = false;
+	uint32		generation;
 
-	if (known_live_entry(objid) != NULL)
+	if (known_live_entry(objid, &generation) != NULL)
 		return;
-	if (seen_objid(objid) &&
-		(look_up_existing(objid, &stale) != NULL || stale))
+	if (seen_objid(objid) && look_up_existing(objid, &generation) != NULL)
 		return;
 	if (unlikely(!pgsq_room_for_new_entry(!key->toplevel, pgsq_key_is_plan(key))))
 		return;
 	if (!text_kept || src->level >= PGSQ_PARSED_NEW_LEVELS)
 	{
-		(void) create_entry(key, objid, NULL, 0, src);
+		(void) create_entry(key, objid, NULL, 0, src, NULL, NULL);
 		return;
 	}
 	pgsq_create_parsed_new(src->level); /* one waits per level */
@@ -704,26 +609,37 @@ pgsq_parse_see_entry(const PgsqKey *key, bool text_kept,
 	pgstat_report_fixed = true;
 }
 
+/* Make the entry of the statement parse analysis found new at a level */
+static void
+create_parsed_new_at(void *arg)
+{
+	int			level = *(int *) arg;
+	PgsqTextSource src;
+
+	parsed_new_source(&src, level);
+	if (pgsq_room_for_new_entry(!parsed_new[level].key.toplevel, false))
+		(void) create_entry(&parsed_new[level].key, parsed_new[level].objid,
+							NULL, 0, &src, NULL, NULL);
+}
+
 /*
  * Make the entries of the statements parse analysis found new at this
  * nesting level or deeper, which did not end first (see parsed_new):
- * without counts, with the text parse analysis kept.
+ * without counts, with the text parse analysis kept.  This runs while
+ * another statement is parsed, or between statements: an error making an
+ * earlier statement's text (out of memory) must not reach it, and costs
+ * only that entry.
  */
 void
 pgsq_create_parsed_new(int from_level)
 {
 	for (int level = Max(from_level, 0); level < PGSQ_PARSED_NEW_LEVELS; level++)
 	{
-		PgsqTextSource src;
-
 		if (likely((parsed_new_waiting >> level) == 0))
 			return;
 		if ((parsed_new_waiting & (1U << level)) == 0)
 			continue;
 		parsed_new_waiting &= ~(1U << level);
-		parsed_new_source(&src, level);
-		if (pgsq_room_for_new_entry(!parsed_new[level].key.toplevel, false))
-			(void) create_entry(&parsed_new[level].key, parsed_new[level].objid,
-								NULL, 0, &src);
+		(void) pgsq_run_for_earlier(create_parsed_new_at, &level);
 	}
 }

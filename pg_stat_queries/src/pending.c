@@ -3,10 +3,10 @@
  * pending.c
  *		Pending: counts kept in this backend until they are merged.
  *
- * The second stage.  Every count -- an execution, a count kept aside while
- * a reference is stale (parked), an execution that ended in an error -- is
- * kept in backend-local memory and merged into the shared entries in
- * batches; finding or creating those entries is merge.c's.
+ * The second stage.  Every count -- an execution, an execution that ended
+ * in an error -- is kept in backend-local memory and merged into the
+ * shared entries in batches; finding or creating those entries is
+ * merge.c's.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,11 +33,8 @@
  * in a table of its own in local memory, and pending counts are merged into
  * the shared entries in batches: when the backend goes idle, about once a
  * second inside a long transaction, before it reads the view or resets, and
- * at exit.  Counts of a statement whose entry eviction dropped while this
- * backend referenced it are parked (below) until the reference is
- * collected.
- * docs/design.md ("Pending counters and flushing", "References to evicted
- * entries") has the details.
+ * at exit.  docs/design.md ("Pending counters and flushing", "References
+ * to evicted entries") has the details.
  *-------------------------------------------------------------------------
  */
 
@@ -70,12 +67,10 @@
  * reused, and an index entry counts only in the batch it was made in
  * (pending_batch), so emptying the table costs nothing per statement.
  *
- * Each statement keeps its entry, which this backend's reference keeps
- * allocated, and uses it while the generation of references it was found
- * in is current (merge.c): the statistics system may free a reference that
- * has no pending data of its own, but only in a way that moves that
- * generation.  An entry from an older generation is looked up again
- * before it is used; one closed to texts is being dropped.  Counts are for
+ * Each statement keeps its entry's slot and the generation it was found in
+ * (merge.c), and uses it while the slot holds that generation: slots are
+ * never freed.  An entry whose slot moved on is looked up again before it
+ * is used; one closed to texts is being dropped.  Counts are for
  * the entry that was live when they were added (entry_since, its
  * stats_since): if that entry was dropped since, by a reset or eviction,
  * they are discarded with it, even if the statement has a new entry by now.
@@ -84,8 +79,8 @@ typedef struct PendingStmt
 {
 	PgsqKey		key;
 	uint64		objid;
-	PgsqSharedEntry *entry;		/* usable while ref_generation is current */
-	uint32		ref_generation;
+	PgsqSharedEntry *entry;		/* usable while its slot is in */
+	uint32		generation;		/* this generation */
 	bool		text_checked;	/* the entry's text was looked after */
 	TimestampTz entry_since;	/* stats_since of the entry counted for */
 	int			mirror_pos;		/* a mirrored plan's or its statement's
@@ -206,9 +201,9 @@ quick_pending(int64 queryid)
 static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
 
 /*
- * The reference generation of a statement whose counts a flush has merged:
- * never current (merge.c skips it), so an execution of the statement takes
- * the slow way, to rebind_pending.
+ * The generation of a statement whose counts a flush has merged: never a
+ * live entry's (those are odd), so an execution of the statement takes the
+ * slow way, to rebind_pending.
  */
 #define MERGED_GENERATION 0
 
@@ -216,23 +211,24 @@ static TimestampTz last_flush = 0;	/* of any merge of all pending counts */
 static inline bool
 pending_merged(const PendingStmt *ps)
 {
-	return ps->ref_generation == MERGED_GENERATION;
+	return ps->generation == MERGED_GENERATION;
 }
 
 /*
- * May counts be added to these, for the entry they hold, in this reference
- * generation?  Not if the reference may be stale, nor if the entry is
- * closed (being dropped).
+ * May counts be added to these, for the entry they hold?  Not if its slot
+ * no longer holds it, nor if it is closed (being dropped).  Both are read
+ * on the entry's first line, which the merge reads anyway.
  */
 static inline bool
-pending_usable(const PendingStmt *ps, uint32 generation)
+pending_usable(const PendingStmt *ps)
 {
-	return ps->ref_generation == generation && !pgsq_text_closed(ps->entry);
+	return pgsq_entry_is(ps->entry, ps->generation) &&
+		!pgsq_text_closed(ps->entry);
 }
 
 /*
- * Statements to end before pgsq_busy_check looks at the clock, the pending
- * table's size and parked counts again (pg_stat_queries.h).  Set to zero by
+ * Statements to end before pgsq_busy_check looks at the clock and the
+ * pending table's size again (pg_stat_queries.h).  Set to zero by
  * what must be looked at by the next statement's end.
  */
 int			pgsq_busy_countdown = PGSQ_BUSY_CLOCK_EVERY;
@@ -422,7 +418,7 @@ add_pending(const PgsqKey *key, uint64 objid, PgsqSharedEntry *entry,
 	ps->key = *key;
 	ps->objid = objid;
 	ps->entry = entry;
-	ps->ref_generation = generation;
+	ps->generation = generation;
 	ps->text_checked = false;
 	ps->entry_since = entry_since(entry);
 	ps->mirror_pos = -1;
@@ -463,7 +459,7 @@ rebind_pending(PendingStmt *ps, PgsqSharedEntry *entry, uint32 generation)
 	if (since != 0)
 		ps->entry_since = since;
 	ps->entry = entry;
-	ps->ref_generation = generation;
+	ps->generation = generation;
 }
 
 /*
@@ -477,15 +473,13 @@ static uint32 record_batch = 0;
 
 /*
  * Record one planning or execution of a statement in local memory, and
- * return its entry (referenced by this backend), or NULL if the statement has
- * no usable entry right now: then the counts went into an entry directly,
- * or were parked, or the table is full and the execution was refused.  Only
- * the first execution of a statement unknown to this backend looks at
- * shared memory, to find or create its entry.  Its execution goes straight
- * into the entry, without a reference, if this backend created the entry at
- * parse analysis or creates it now, having never seen the statement; an
- * entry created now, and parked counts, get their text made from src (if
- * given).
+ * return its entry, or NULL if the statement has no usable entry right
+ * now: then the counts went into an entry directly, or the table is full
+ * and the execution was refused.  Only the first execution of a statement
+ * unknown to this backend looks at shared memory, to find or create its
+ * entry.  Its execution goes straight into the entry if parse analysis
+ * found the statement new or this backend never saw it; an entry created
+ * now gets its text made from src (if given).
  *
  * planid is the plan a statement's execution ran (0: none tracked), and
  * *plan_counting (if not NULL) says what the caller does about it: nothing
@@ -510,7 +504,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 	PgsqTextSource parsed_src;
 	bool		parsed;
 	uint64		objid;
-	uint32		generation;
+	uint32		generation = 0;
 	PendingStmt *ps;
 	PgsqSharedEntry *entry;
 
@@ -524,7 +518,6 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 	/* a new statement parse analysis saw: its entry is made now, below */
 	parsed = pgsq_take_parsed_new(key, &parsed_src);
 
-	generation = pgsq_refs_generation();
 	if (last_pos >= 0 && last_batch == pending_batch &&
 		pgsq_key_equals(&pending_stmts[last_pos].key, key))
 	{
@@ -544,7 +537,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 		objid = pgsq_objid(key);
 		ps = find_pending(objid);
 	}
-	if (likely(ps != NULL && pending_usable(ps, generation)))
+	if (likely(ps != NULL && pending_usable(ps)))
 	{
 		entry = ps->entry;
 		/* these counts go here: does the mirror still hold after them? */
@@ -554,7 +547,6 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 	}
 	else
 	{
-		bool		stale = false;
 		bool		missing = false;
 
 		/* the counts may go elsewhere: the mirror, if any, ends */
@@ -566,7 +558,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 			if (parsed)
 				missing = true;
 			else
-				entry = pgsq_lookup_entry(objid, &stale, &missing);
+				entry = pgsq_lookup_entry(objid, &generation, &missing);
 			if (missing)
 			{
 				/*
@@ -594,19 +586,13 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 				}
 			}
 		}
-		if (entry == NULL && !stale)
-			entry = pgsq_referenced_entry(key, objid, &stale);
+		if (entry == NULL)
+			entry = pgsq_find_or_create_entry(key, objid, src, &generation);
 		if (entry == NULL)
 		{
-			if (!stale)
-			{
-				/* table full; counted as refused, and so is the plan */
-				if (plan_counting)
-					*plan_counting = PGSQ_PLAN_UNTRACKED;
-				return NULL;
-			}
-			pgsq_park_ready();
-			pgsq_add_execution(pgsq_park(key, src), exec);
+			/* table full; counted as refused, and so is the plan */
+			if (plan_counting)
+				*plan_counting = PGSQ_PLAN_UNTRACKED;
 			return NULL;
 		}
 		if (ps == NULL)
@@ -645,7 +631,7 @@ pgsq_record(const PgsqKey *key, const PgsqTextSource *src,
 /*
  * Right after a statement's execution and then its plan's were recorded
  * (pgsq_record): if the pending counts of both hold that execution alone,
- * with references of one generation, the plan's are mirrored from now on.
+ * the plan's are mirrored from now on.
  * The statement is then the position an execution looks at first.
  */
 void
@@ -665,8 +651,7 @@ pgsq_mirror_plan(void)
 		!pgsq_key_is_plan(&plan->key) || pgsq_key_is_plan(&stmt->key) ||
 		plan->key.queryid != stmt->key.queryid ||
 		plan->counters.main.exec.calls != 1 ||
-		stmt->counters.main.exec.calls != 1 ||
-		plan->ref_generation != stmt->ref_generation)
+		stmt->counters.main.exec.calls != 1)
 		return;
 	stmt->mirror_pos = recorded_pos;
 	stmt->mirror_planid = plan->key.planid;
@@ -676,7 +661,7 @@ pgsq_mirror_plan(void)
 
 /*
  * At parse analysis: has this statement pending counts at its quick place,
- * its reference to its entry current and the entry holding its text?  Then
+ * its entry still in its slot and holding its text?  Then
  * parse analysis has nothing to do for it, as merge.c's
  * pgsq_parse_needs_nothing would find after a hash and a lookup.
  */
@@ -686,14 +671,13 @@ pgsq_pending_has_text(const PgsqKey *key)
 	PendingStmt *ps = quick_pending(key->queryid);
 
 	return ps != NULL && pgsq_key_equals(&ps->key, key) &&
-		pending_usable(ps, pgsq_refs_generation()) &&
-		pgsq_text_hint(ps->entry);
+		pending_usable(ps) && pgsq_text_hint(ps->entry);
 }
 
 /*
  * Count one execution of a known statement the quick way, if it has
- * pending counts in this batch at its quick place, its reference current
- * and its text seen to, and its pending counts mirror the plan it ran (or
+ * pending counts in this batch at its quick place, its entry (and its
+ * mirrored plan's) still in their slots and its text seen to, and its pending counts mirror the plan it ran (or
  * no plan is tracked and they mirror none).  Returns false, having counted
  * nothing, otherwise: pgsq_record then does.  Nearly every execution of a
  * statement run again and again comes here, and nothing here writes shared
@@ -711,8 +695,9 @@ pgsq_record_known(int64 queryid, bool toplevel, int64 planid, uint64 rows,
 		ps->key.planid != INT64CONST(0) || ps->key.toplevel != toplevel ||
 		ps->key.userid != GetUserId() || ps->key.dbid != MyDatabaseId)
 		return false;
-	if (unlikely(!ps->text_checked ||
-				 !pending_usable(ps, pgsq_refs_generation())))
+	if (unlikely(!ps->text_checked || !pending_usable(ps) ||
+				 (ps->mirror_pos >= 0 &&
+				  !pending_usable(&pending_stmts[ps->mirror_pos]))))
 		return false;
 	pgsq_add_known_execution(&ps->counters,
 							 INSTR_TIME_GET_MILLISEC(usage->time), rows, usage,
@@ -923,7 +908,7 @@ settle_plan(const PlanMemo *m, bool nowait)
 	PgsqSharedEntry *entry;
 	PgsqCounters counters;
 	PgsqExecution exec;
-	bool		stale = false;
+	uint32		generation;
 	bool		missing = false;
 
 	if (m->full_resets != pg_atomic_read_u64(&pgsq_state->full_resets))
@@ -935,17 +920,17 @@ settle_plan(const PlanMemo *m, bool nowait)
 		return true;
 	}
 	key.planid = m->planid;
-	entry = pgsq_lookup_entry(pgsq_objid(&key), &stale, &missing);
+	entry = pgsq_lookup_entry(pgsq_objid(&key), &generation, &missing);
 	if (entry == NULL || pgsq_text_closed(entry))
 	{
-		/* none, or being dropped (evicted), or referenced stale */
+		/* none, or being dropped (evicted) */
 		untracked_here++;
 		return true;
 	}
 	pgsq_counters_clear(&counters);
 	kept_execution(m, &exec);
 	pgsq_add_execution(&counters, &exec);
-	return pgsq_merge_into_entry(entry, &key, &counters, 0, nowait);
+	return pgsq_merge_into_entry(entry, generation, &key, &counters, 0, nowait);
 }
 
 /*
@@ -1027,21 +1012,11 @@ settle_plans_at_exit(int code, Datum arg)
 }
 
 
-/* Keep failures aside until this backend's stale reference is collected */
-static void
-park_failures(const PgsqKey *key, const PgsqTextSource *src, int64 count,
-			  double ms, int sqlstate, TimestampTz at)
-{
-	pgsq_park_ready();
-	pgsq_add_failures(pgsq_park(key, src), count, ms, sqlstate, at);
-}
-
 /*
  * Count executions of a statement that ended in an error (count of them,
  * ms in all, the latest's SQLSTATE and time), at a safe point after them
  * (pgsq_failures_count): straight into the statement's entry, found or
- * created with its text from src, or parked if this backend's reference
- * to it is stale.
+ * created with its text from src.
  * Failures are rare, so they skip the pending table; a full table refuses
  * them as it refuses executions.
  */
@@ -1053,21 +1028,11 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 	PgsqTextSource parsed_src;
 	uint64		objid;
 	PgsqSharedEntry *entry;
-	bool		stale = false;
+	uint32		generation = 0;
 	bool		missing = false;
 
 	pgsq_counters_clear(&counters);
 	pgsq_add_failures(&counters, count, ms, sqlstate, at);
-
-	/*
-	 * test/t/022_exit_park.pl: this backend's reference taken for stale, as
-	 * when the entry was just evicted
-	 */
-	if (IS_INJECTION_POINT_ATTACHED("pg-stat-queries-stale-reference"))
-	{
-		park_failures(key, src, count, ms, sqlstate, at);
-		return;
-	}
 
 	objid = pgsq_objid(key);
 	entry = NULL;
@@ -1079,7 +1044,7 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 		src = &parsed_src;
 	}
 	else
-		entry = pgsq_lookup_entry(objid, &stale, &missing);
+		entry = pgsq_lookup_entry(objid, &generation, &missing);
 	if (missing)
 	{
 		switch (pgsq_create_first(key, objid, &counters, src))
@@ -1091,17 +1056,13 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 				break;
 		}
 	}
-	if (entry == NULL && !stale)
-		entry = pgsq_referenced_entry(key, objid, &stale);
 	if (entry == NULL)
-	{
-		if (stale)
-			park_failures(key, src, count, ms, sqlstate, at);
+		entry = pgsq_find_or_create_entry(key, objid, src, &generation);
+	if (entry == NULL)
 		return;
-	}
-	(void) pgsq_merge_into_entry(entry, key, &counters, 0, false);
+	(void) pgsq_merge_into_entry(entry, generation, key, &counters, 0, false);
 	if (src != NULL && !pgsq_text_hint(entry))
-		(void) pgsq_text_give(entry, key, pgsq_statement_text(key, src));
+		(void) pgsq_entry_give_text(entry, key, pgsq_statement_text(key, src));
 }
 
 
@@ -1114,23 +1075,8 @@ pgsq_record_failure(const PgsqKey *key, const PgsqTextSource *src,
 static pg_noinline bool
 flush_one(PendingStmt *ps, bool nowait)
 {
-	PgsqSharedEntry *entry;
-
-	if (ps->ref_generation != pgsq_refs_generation())
-	{
-		/* the reference may have been freed: look it up again */
-		PgStat_EntryRef *entry_ref;
-
-		entry_ref = pgstat_get_entry_ref(PGSQ_STATS_KIND, PGSQ_KEY_DBOID,
-										 ps->objid, false, NULL);
-		if (entry_ref == NULL || entry_ref->shared_entry->dropped)
-			return true;		/* dropped */
-		entry = (PgsqSharedEntry *) entry_ref->shared_stats;
-	}
-	else
-		entry = ps->entry;
-	return pgsq_merge_into_entry(entry, &ps->key, &ps->counters,
-								 ps->entry_since, nowait);
+	return pgsq_merge_into_entry(ps->entry, ps->generation, &ps->key,
+								 &ps->counters, ps->entry_since, nowait);
 }
 
 /*
@@ -1149,7 +1095,7 @@ refuse_unmerged(void)
 		if (pending_merged(ps))
 			continue;
 		pgsq_refuse_pending(&ps->key, ps->counters.main.exec.calls);
-		ps->ref_generation = MERGED_GENERATION;
+		ps->generation = MERGED_GENERATION;
 	}
 	(void) pgsq_flush_pending(false);	/* compacts: nothing is left */
 }
@@ -1188,7 +1134,7 @@ pgsq_flush_pending(bool nowait)
 			continue;
 		if (flush_one(ps, nowait))
 		{
-			ps->ref_generation = MERGED_GENERATION;
+			ps->generation = MERGED_GENERATION;
 			/* test/sql/flush_errors.sql: an error after a merge */
 			INJECTION_POINT("pg-stat-queries-flush-merged", NULL);
 		}
@@ -1243,16 +1189,12 @@ pgsq_flush_pending(bool nowait)
 void
 pgsq_flush_own_pending(void)
 {
-	pgsq_unpark_all();
 	(void) pgsq_flush_pending(false);
 	(void) pgsq_plans_settle(false, false);
 }
 
-static void unpark_if_waited(void);
-
 /*
- * Set parked counts into their entries once they have waited long enough,
- * and merge a busy backend's counts about once a second, without waiting
+ * Merge a busy backend's counts about once a second, without waiting
  * for any entry lock: the statistics system merges them only when the
  * backend goes idle, which a long transaction block, a DO or CALL running
  * many statements, or a background worker does not.  Called when
@@ -1260,7 +1202,7 @@ static void unpark_if_waited(void);
  * PGSQ_BUSY_CLOCK_EVERY statements, which then read the clock, and at every
  * statement inside a transaction block (a transaction command sets the
  * countdown to one: capture.c), where each statement's start time tells the
- * time at no cost, or with counts parked.  However soon,
+ * time at no cost.  However soon,
  * PGSQ_BUSY_FLUSH_COUNT statements pending are merged, waiting for entry
  * locks if need be: that bounds the pending table inside one statement.
  */
@@ -1272,12 +1214,6 @@ pgsq_busy_check(void)
 
 	pgsq_busy_countdown = in_block ? 1 : PGSQ_BUSY_CLOCK_EVERY;
 	(void) pgsq_plans_settle_many(true);
-	if (pgsq_any_parked)
-	{
-		unpark_if_waited();
-		if (pgsq_any_parked)
-			pgsq_busy_countdown = 1;
-	}
 
 	if (pending_count == 0)
 		return;
@@ -1294,168 +1230,6 @@ pgsq_busy_check(void)
 	if (TimestampDifferenceExceeds(last_flush, now,
 								   PGSQ_BUSY_FLUSH_INTERVAL_MS))
 		(void) pgsq_flush_pending(true);
-}
-
-
-/*-------------------------------------------------------------------------
- * Counts kept aside while this backend's reference to their entry is
- * stale.
- *
- * When eviction drops an entry this backend still references, the
- * reference stays until the statistics system collects it; counts of that
- * statement meanwhile cannot go to the old entry, nor to a new one through
- * it.  They are parked here, with the text for the entry they will go to,
- * and set into their entries (found or created) once the references were
- * collected: after a while, before a read of the view, and at exit.  Counts
- * parked before a reset that dropped entries go with it.
- *-------------------------------------------------------------------------
- */
-
-/*
- * Counts of a statement whose entry reference is stale, kept aside, with
- * the text for the entry they will go to (textarea.c; it counts in
- * query_text_bytes meanwhile).
- */
-typedef struct ParkedCounters
-{
-	PgsqKey		key;			/* hash key */
-	PgsqCounters counters;
-	uint64		reset_count;	/* pgsq_state->reset_count when parked */
-	dsa_pointer text;			/* InvalidDsaPointer if none (yet) */
-	bool		text_tried;		/* made from a source, or tried to */
-} ParkedCounters;
-
-static HTAB *parked = NULL;
-static TimestampTz first_parked = 0;
-
-/* Something is parked: read on every statement's end (pg_stat_queries.h) */
-bool		pgsq_any_parked = false;
-
-static void unpark_at_exit(int code, Datum arg);
-
-/*
- * Before the first counts are parked: parked counts are set into their
- * entries at exit at the latest, with their texts, so this backend stays
- * attached to the text area until then.  Counts parked while the backend
- * exits are parked by its last flush, which sets them into their entries
- * itself (pg_stat_queries.c): a callback registered then would run after
- * the statistics system's own, detached from the hash.
- */
-void
-pgsq_park_ready(void)
-{
-	static bool exit_callback_registered = false;
-
-	/* texts are given at exit: detach from their area after */
-	pgsq_qtext_attach();
-	if (exit_callback_registered || proc_exit_inprogress)
-		return;
-	before_shmem_exit(unpark_at_exit, (Datum) 0);
-	exit_callback_registered = true;
-}
-
-/*
- * The parked counters of a statement, created empty if it has none, with
- * its text made from src if given and not tried before.
- */
-PgsqCounters *
-pgsq_park(const PgsqKey *key, const PgsqTextSource *src)
-{
-	ParkedCounters *p;
-	bool		found;
-
-	if (parked == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(PgsqKey);
-		ctl.entrysize = sizeof(ParkedCounters);
-		ctl.hcxt = TopMemoryContext;
-		parked = hash_create("pg_stat_queries parked counters", 64, &ctl,
-							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	if (hash_get_num_entries(parked) == 0)
-		first_parked = GetCurrentStatementStartTimestamp();
-	p = hash_search(parked, key, HASH_ENTER, &found);
-	pgsq_any_parked = true;
-	pgsq_busy_countdown = 0;
-	if (!found)
-	{
-		p->text = InvalidDsaPointer;
-		p->text_tried = false;
-	}
-	/* counts parked before a reset that dropped entries go with it */
-	if (!found || p->reset_count != pg_atomic_read_u64(&pgsq_state->reset_count))
-	{
-		pgsq_counters_clear(&p->counters);
-		p->reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
-	}
-	if (!p->text_tried && src != NULL)
-	{
-		p->text = pgsq_statement_text(key, src);
-		p->text_tried = true;
-	}
-	return &p->counters;
-}
-
-/*
- * Set every parked count into its statement's entry: have stale references
- * collected, then find or create the entries.  Counts parked before a reset
- * that dropped entries are discarded, like pending data.  Their text goes
- * to the entry unless it has one; otherwise it is freed.
- */
-void
-pgsq_unpark_all(void)
-{
-	HASH_SEQ_STATUS seq;
-	ParkedCounters *p;
-	uint64		reset_count = pg_atomic_read_u64(&pgsq_state->reset_count);
-
-	if (parked == NULL || hash_get_num_entries(parked) == 0)
-		return;
-	pgstat_request_entry_refs_gc();
-	hash_seq_init(&seq, parked);
-	while ((p = hash_seq_search(&seq)) != NULL)
-	{
-		PgsqSharedEntry *entry = NULL;
-
-		if (p->reset_count == reset_count)
-			entry = pgsq_referenced_entry(&p->key, pgsq_objid(&p->key), NULL);
-		if (entry != NULL)
-		{
-			(void) pgsq_merge_into_entry(entry, &p->key, &p->counters, 0, false);
-			(void) pgsq_text_give(entry, &p->key, p->text);
-		}
-		else
-			pgsq_text_discard(p->text);
-		(void) hash_search(parked, &p->key, HASH_REMOVE, NULL);
-	}
-	pgsq_any_parked = false;
-}
-
-/* At backend exit, before the statistics system detaches: keep parked counts */
-static void
-unpark_at_exit(int code, Datum arg)
-{
-	(void) code;
-	(void) arg;
-	if (pgsq_store_ready())
-		pgsq_unpark_all();
-}
-
-/*
- * Set parked counts into their entries once they have waited long enough
- * for the references to be collected (pgsq_busy_check checks that
- * something is parked first)
- */
-static void
-unpark_if_waited(void)
-{
-	if (parked != NULL && hash_get_num_entries(parked) > 0 &&
-		TimestampDifferenceExceeds(first_parked,
-								   GetCurrentStatementStartTimestamp(),
-								   PGSQ_GC_REQUEST_INTERVAL_MS))
-		pgsq_unpark_all();
 }
 
 

@@ -46,9 +46,9 @@ PgsqSharedState *pgsq_state = NULL;
  * histogram's header in the next two; the bucket a merge adds to is one
  * more line.
  */
-StaticAssertDecl(offsetof(PgsqSharedEntry, data.stats_since) + sizeof(TimestampTz) <=
+StaticAssertDecl(offsetof(PgsqSharedEntry, data.key) + sizeof(PgsqKey) <=
 				 PG_CACHE_LINE_SIZE,
-				 "an entry's lock, key and start time must share a cache line");
+				 "an entry's lock, generation, hints and key must share a cache line");
 StaticAssertDecl(offsetof(PgsqSharedEntry, data.counters.exec_hist.counts) <=
 				 3 * PG_CACHE_LINE_SIZE,
 				 "an entry's execution counters and the histogram's header must fit in three cache lines");
@@ -59,13 +59,12 @@ StaticAssertDecl(offsetof(PgsqRareCounters, shared_blks_written) + sizeof(int64)
 				 "the WAL and shared block counters must share the rare chunk's first cache line");
 
 /*
- * An entry must fall in the statistics area's 1280-byte size class: with
- * the histogram's 968 bytes of counts it cannot be smaller, and a larger
- * class would be memory given for nothing.
+ * An entry's slot (table.c) takes 1280 bytes: with the histogram's 968
+ * bytes of counts it cannot be smaller, and one more field must not cost
+ * another line of every slot unnoticed.
  */
-StaticAssertDecl(sizeof(PgsqSharedEntry) > 1024 &&
-				 sizeof(PgsqSharedEntry) <= 1280,
-				 "an entry must stay in the statistics area's 1280-byte size class");
+StaticAssertDecl(TYPEALIGN(PG_CACHE_LINE_SIZE, sizeof(PgsqSharedEntry)) == 1280,
+				 "an entry's slot must stay at 1280 bytes");
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -81,18 +80,20 @@ static int	standalone_exit_code = -1;
 static bool shutdown_work_done = false;
 
 /*
- * Our kind of cumulative statistics.  Never written to the statistics
- * system's file, whose reader depends on every kind's entry size at
- * startup: savefile.c saves our entries in a file of our own.
+ * Our kind of cumulative statistics: it holds no entry (ours are in a table
+ * of our own, table.c), and is registered for its callbacks, through which
+ * the statistics system has every process set up and flush our counts at
+ * the moments it flushes its own.  Nothing of it is written to the
+ * statistics system's file, nor copied by a snapshot.
  */
 static PgStat_KindInfo pgsq_kind_info = {
 	.name = "pg_stat_queries",
 	.fixed_amount = false,
-	.accessed_across_databases = false, /* so no snapshot copies ours */
+	.accessed_across_databases = false,
 	.write_to_file = false,
-	.shared_size = sizeof(PgsqSharedEntry),
-	.shared_data_off = offsetof(PgsqSharedEntry, data),
-	.shared_data_len = sizeof(((PgsqSharedEntry *) 0)->data),
+	.shared_size = sizeof(PgStatShared_Common),
+	.shared_data_off = sizeof(PgStatShared_Common),
+	.shared_data_len = 0,
 	.flush_static_cb = pgsq_flush_static_cb,
 	.init_backend_cb = pgsq_init_backend_cb,
 };
@@ -111,6 +112,13 @@ pgsq_init_backend_cb(void)
 {
 	if (pgsq_state == NULL)
 		return;
+
+	/*
+	 * Attached now, before the statistics system sets up its exit callback,
+	 * our area is detached after that callback's last flush: the entries this
+	 * backend remembers stay mapped until then.
+	 */
+	pgsq_qtext_attach();
 	if (MyBackendType == B_STARTUP || MyBackendType == B_STANDALONE_BACKEND)
 		pgsq_savefile_at_startup();
 
@@ -206,10 +214,9 @@ last_flush_of_clean_shutdown(void)
 
 /*
  * A backend's last flush, at exit, inside the statistics system's own exit
- * callback: everything pending is merged, parked counts included (parked
- * now, they find no exit callback of ours left to run).  It runs guarded:
- * an error here would become FATAL and cut that callback short, leaving
- * every reference of the backend held, of every kind, for the uptime.
+ * callback: everything pending is merged.  It runs guarded: an error here
+ * would become FATAL and cut that callback short, leaving every reference
+ * of the backend held, of every kind, for the uptime.
  */
 static void
 flush_at_exit(void *arg)
@@ -218,7 +225,6 @@ flush_at_exit(void *arg)
 	pgsq_failures_count();
 	(void) pgsq_flush_pending(false);
 	(void) pgsq_plans_settle(false, true);
-	pgsq_unpark_all();
 }
 
 /*
@@ -228,9 +234,8 @@ flush_at_exit(void *arg)
  * last flush (pending.c), merge our pending counts, and say whether
  * some stay pending (then the statistics system calls again later).  The
  * last one of a clean shutdown comes right before PostgreSQL writes its
- * statistics file: the moment to free orphaned entries (see eviction.c) and
- * to write our file (savefile.c), after restoring the last one if no client
- * backend came to do it.
+ * statistics file: the moment to write our file (savefile.c), after
+ * restoring the last one if no client backend came to do it.
  */
 static bool
 pgsq_flush_static_cb(bool nowait)
@@ -266,7 +271,8 @@ pgsq_flush_static_cb(bool nowait)
 static Size
 shmem_size(void)
 {
-	return add_size(pgsq_qtext_shmem_size(), pgsq_eviction_shmem_size());
+	return add_size(add_size(pgsq_qtext_shmem_size(), pgsq_eviction_shmem_size()),
+					pgsq_table_shmem_size());
 }
 
 /* shmem_request_hook: reserve what every module needs */
@@ -276,7 +282,7 @@ pgsq_shmem_request_hook(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(shmem_size());
-	RequestNamedLWLockTranche("pg_stat_queries", 1);
+	RequestNamedLWLockTranche("pg_stat_queries", 1 + pgsq_table_lock_count());
 }
 
 /* shmem_startup_hook: create or find every module's shared memory */
@@ -284,16 +290,18 @@ static void
 pgsq_shmem_startup_hook(void)
 {
 	bool		found;
+	LWLockPadded *locks;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	locks = GetNamedLWLockTranche("pg_stat_queries");
 	pgsq_state = ShmemInitStruct("pg_stat_queries", pgsq_qtext_shmem_size(),
 								 &found);
 	if (!found)
 	{
-		pgsq_state->lock = &(GetNamedLWLockTranche("pg_stat_queries"))->lock;
+		pgsq_state->lock = &locks[0].lock;
 		pgsq_state->restore_done = 0;
 		pgsq_state->restore_legacy_ran = false;
 		pgsq_state->stats_reset = GetCurrentTimestamp();
@@ -315,6 +323,7 @@ pgsq_shmem_startup_hook(void)
 	}
 	pgsq_qtext_shmem_init(pgsq_state, found);
 	pgsq_eviction_shmem_startup();
+	pgsq_table_shmem_startup(&locks[1]);
 	LWLockRelease(AddinShmemInitLock);
 }
 

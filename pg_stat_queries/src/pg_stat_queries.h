@@ -9,8 +9,8 @@
  *
  *	- PgsqCounters in backend-local pending data (pending.c), updated on
  *	  every execution without touching shared memory;
- *	- PgsqSharedEntry in the cumulative statistics system's shared hash
- *	  (entries.c), where pending counters are merged in batches;
+ *	- PgsqSharedEntry in our table of entries in shared memory (table.c,
+ *	  entries.c), where pending counters are merged in batches;
  *	- the query text, in a DSA area of our own in shared memory
  *	  (textarea.c).
  *
@@ -53,29 +53,6 @@
  * fixed shared state (defined in pg_stat_queries.c, set up at startup).
  *----------------------------------------------------------------------
  */
-
-/*
- * A backend asks all others to collect stale references at most this often
- * (merge.c), and so does the sweep unless a pass ends sooner (eviction.c);
- * counts kept aside meanwhile are set into their entries after about this
- * long (pending.c).
- */
-#define PGSQ_GC_REQUEST_INTERVAL_MS 100
-
-/*
- * The database OID of every one of our entries in the statistics system's
- * hash key: one that no database can have (below FirstNormalObjectId, which
- * CREATE DATABASE refuses, and none of the three that initdb makes); the
- * statement's own database is part of objid (pgsq_objid) and of the entry's
- * data.  What the statistics system does by database -- pg_stat_reset()
- * zeroes the entries whose key names the current database, DROP DATABASE
- * drops them -- thus never reaches our entries: only pg_stat_queries_reset()
- * resets them, and eviction alone removes a dropped database's statements,
- * as in pg_stat_statements.  Nor does a snapshot of the statistics
- * (stats_fetch_consistency = snapshot) copy them, as it copies only the
- * entries of the current database and of shared objects (InvalidOid).
- */
-#define PGSQ_KEY_DBOID ((Oid) 2)
 
 /* Index into the per-phase arrays of PgsqCounters */
 typedef enum PgsqPhase
@@ -256,33 +233,51 @@ typedef struct PgsqEntryData
 } PgsqEntryData;
 
 /*
- * A shared entry, in the cumulative statistics system's hash.  The
- * statistics system allocates it in its DSA area's 1280-byte size class,
- * 64-byte aligned: the lock, the hints, the key and the start time share
- * the first cache line, and the counters' first fields, up to the
- * histogram's start, the next two (checked in pg_stat_queries.c).  A merge
- * then touches those three lines and the one of the histogram bucket it
- * adds to.
+ * A shared entry: one slot of our table (table.c), in our own DSA area.
+ * Slots are made in batches and never freed, so a backend may keep a
+ * pointer to one for as long as it likes; whether the slot still holds the
+ * entry it found is told by the generation, which every creation and every
+ * drop advances (odd while the slot holds an entry).  The lock, the hints
+ * and the key share the first cache line (slots are 64-byte aligned), the
+ * start time and the counters' first fields, up to the histogram's start,
+ * the next two (checked in pg_stat_queries.c).  A merge then touches those
+ * three lines and the one of the histogram bucket it adds to.
  */
 typedef struct PgsqSharedEntry
 {
-	PgStatShared_Common header; /* holds the entry's LWLock */
+	LWLock		lock;			/* the entry's lock (docs/design.md) */
+	pg_atomic_uint32 generation;	/* odd while live; written under the
+									 * partition lock and the entry lock */
 	pg_atomic_uint32 text_state;	/* PgsqTextState of text; written under
 									 * the entry lock, read without as a hint */
 	pg_atomic_uint32 usage;		/* clock-sweep usage count (eviction.c) */
 	pg_atomic_uint32 swept_pass;	/* last sweep pass that visited it */
-	uint32		unowned_refs;	/* references no backend holds, kept so that
-								 * the hash item is never freed under a
-								 * backend releasing an older life
-								 * (entries.c); partition lock exclusive */
 	PgsqEntryData data;
 	dsa_pointer text;			/* the query text in textarea.c's area, under
-								 * the entry lock; last, as merges never read
-								 * it */
+								 * the entry lock; after the counters, as
+								 * merges never read it */
 	dsa_pointer rare;			/* PgsqRareCounters in the same area, or
 								 * InvalidDsaPointer while all are zero
 								 * (textarea.c); under the entry lock */
+	uint64		objid;			/* pgsq_objid of the key, while live */
+	dsa_pointer next;			/* the next slot in its chain or free list
+								 * (table.c), under the partition lock */
+	dsa_pointer self;			/* this slot */
 } PgsqSharedEntry;
+
+/* Is the slot's entry live in this generation? */
+static inline bool
+pgsq_entry_is(PgsqSharedEntry *entry, uint32 generation)
+{
+	return pg_atomic_read_u32(&entry->generation) == generation;
+}
+
+/* Does the slot hold an entry now? (read without locks: a hint) */
+static inline bool
+pgsq_slot_live(PgsqSharedEntry *entry)
+{
+	return (pg_atomic_read_u32(&entry->generation) & 1) != 0;
+}
 
 /* Where the restore of the saved statistics stands (restore.c) */
 typedef enum PgsqRestoreState
@@ -297,13 +292,13 @@ typedef enum PgsqRestoreState
  * (eviction.c).  Locking rules: docs/design.md.
  */
 /*
- * The dynamic shared memory areas we allocate from, each of which grows by
- * new segments: the statistics system's (our entries) and our own (texts
- * and rare counters).
+ * What we allocate from our DSA area, which grows by new segments: entries'
+ * slots (in batches) and texts with rare counters.  Each has an allocation
+ * pause of its own (guard.c): a batch of slots is far larger than a text.
  */
 typedef enum PgsqArea
 {
-	PGSQ_AREA_STATS,
+	PGSQ_AREA_ENTRIES,
 	PGSQ_AREA_TEXTS,
 } PgsqArea;
 
@@ -346,6 +341,7 @@ typedef struct PgsqSharedState
 	pg_atomic_uint64 restore_retry_at;	/* no attempt by a client backend
 										 * before (restore.c) */
 	int			text_tranche_id;
+	int			entry_tranche_id;	/* our entries' locks (table.c) */
 	dsa_pointer loaded_texts;	/* texts read at startup, until the first
 								 * client backend gives them to their entries
 								 * (textarea.c); under lock */
@@ -404,10 +400,10 @@ typedef void (*PgsqGuardedFn) (void *arg);
 
 extern void pgsq_alloc_pause_init(PgsqAllocPause *pause);
 extern bool pgsq_shared_alloc(PgsqArea area, PgsqGuardedFn fn, void *arg);
-extern bool pgsq_shared_alloc_unpaused(PgsqGuardedFn fn, void *arg);
 extern bool pgsq_shared_alloc_paused(PgsqArea area);
 extern void pgsq_shared_room_freed(void);
 extern bool pgsq_run_guarded(PgsqGuardedFn fn, void *arg, const char *what);
+extern bool pgsq_run_for_earlier(PgsqGuardedFn fn, void *arg);
 
 
 /*----------------------------------------------------------------------
@@ -491,6 +487,12 @@ pgsq_text_closed(PgsqSharedEntry *entry)
 	return pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_CLOSED;
 }
 
+/*
+ * Texts a backend keeps of those it freed, for its next ones (textarea.c),
+ * and so the most entries one sweep slice evicts (eviction.c)
+ */
+#define PGSQ_SPARE_TEXTS 32
+
 extern Size pgsq_qtext_shmem_size(void);
 extern void pgsq_qtext_shmem_init(PgsqSharedState *state, bool found);
 extern void pgsq_qtext_attach(void);
@@ -501,12 +503,9 @@ extern dsa_pointer pgsq_text_prepare(const char *text, int len, int encoding);
 extern void pgsq_text_discard(dsa_pointer text);
 extern void pgsq_text_give_new(PgsqSharedEntry *entry, dsa_pointer text,
 							   TimestampTz now);
-extern bool pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key,
-						   dsa_pointer text);
 extern bool pgsq_text_give_if_none(PgsqSharedEntry *entry, dsa_pointer text);
 extern void pgsq_text_give_locked(PgsqSharedEntry *entry, dsa_pointer text);
 extern dsa_pointer pgsq_text_take(PgsqSharedEntry *entry);
-extern void pgsq_text_reopen(PgsqSharedEntry *entry);
 extern TimestampTz pgsq_text_stored_at(PgsqSharedEntry *entry);
 extern const char *pgsq_text_peek(PgsqSharedEntry *entry, int *len,
 								  int *encoding, TimestampTz *stored_at);
@@ -627,13 +626,48 @@ pgsq_add_exec_time(PgsqMainCounters *c, double ms)
 
 
 /*----------------------------------------------------------------------
- * Shared entries (entries.c): our entries in the statistics system's
- * shared hash, their number and bound, the ring of their ids, and their
- * usage counts.
+ * The table (table.c): partitioned chains of entry slots in our area,
+ * with free lists that reuse them.
  *----------------------------------------------------------------------
  */
 
-/* Outcome of creating an entry without a reference */
+/* A scan of the table, partition by partition (pgsq_table_scan_begin) */
+typedef struct PgsqTableScan
+{
+	LWLockMode	mode;
+	int			part;			/* the partition being scanned */
+	uint32		bucket;			/* its next chain */
+	dsa_pointer next;			/* the next slot in the current chain */
+	bool		locked;
+} PgsqTableScan;
+
+extern Size pgsq_table_shmem_size(void);
+extern void pgsq_table_shmem_startup(LWLockPadded *locks);
+extern int	pgsq_table_lock_count(void);
+extern PgsqSharedEntry *pgsq_slot_entry(dsa_pointer slot);
+extern int	pgsq_table_partition(uint64 objid);
+extern void pgsq_table_lock(int part, LWLockMode mode);
+extern void pgsq_table_unlock(int part);
+extern PgsqSharedEntry *pgsq_table_lookup_locked(int part, uint64 objid);
+extern PgsqSharedEntry *pgsq_table_find(uint64 objid, uint32 *generation);
+extern PgsqSharedEntry *pgsq_table_new_slot(int part);
+extern uint32 pgsq_table_link(int part, PgsqSharedEntry *entry, uint64 objid);
+extern void pgsq_table_unlink(int part, PgsqSharedEntry *entry);
+extern uint64 pgsq_table_slots_made(void);
+extern void pgsq_table_scan_begin(PgsqTableScan *scan, LWLockMode mode,
+								  int from);
+extern PgsqSharedEntry *pgsq_table_scan_next(PgsqTableScan *scan);
+extern void pgsq_table_scan_end(PgsqTableScan *scan);
+
+
+/*----------------------------------------------------------------------
+ * Shared entries (entries.c): how an entry is created, found, merged into
+ * and dropped, the number of entries and their bound, the ring the sweep
+ * turns, and usage counts.
+ *----------------------------------------------------------------------
+ */
+
+/* Outcome of creating an entry */
 typedef enum PgsqCreateResult
 {
 	CREATE_DONE,
@@ -641,32 +675,27 @@ typedef enum PgsqCreateResult
 	CREATE_REFUSED,				/* no memory (or, for callers, no room) */
 } PgsqCreateResult;
 
-extern uint64 pgsq_local_drops;
-
 extern uint64 pgsq_objid(const PgsqKey *key);
-extern PgStat_HashKey pgsq_shared_hash_key(Oid dbid, uint64 objid);
-extern bool pgsq_is_live_entry(const PgStatShared_HashEntry *hent);
-extern PgsqSharedEntry *pgsq_shared_entry_of(PgStatShared_HashEntry *hent);
 extern PgsqSharedEntry *pgsq_lock_statement_entry(const PgsqKey *key,
-												  LWLockMode mode,
-												  PgStatShared_HashEntry **hent);
-extern void pgsq_unlock_statement_entry(PgsqSharedEntry *entry,
-										PgStatShared_HashEntry *hent);
+												  LWLockMode mode);
+extern void pgsq_unlock_statement_entry(PgsqSharedEntry *entry);
+extern bool pgsq_entry_give_text(PgsqSharedEntry *entry, const PgsqKey *key,
+								 dsa_pointer text);
 extern bool pgsq_text_give_by_key(const PgsqKey *key, dsa_pointer text);
-extern PgsqSharedEntry *pgsq_scan_next_entry(dshash_seq_status *hstat);
-extern PgsqCreateResult pgsq_create_unreferenced(const PgsqKey *key,
-												 uint64 objid,
-												 const PgsqCounters *first,
-												 uint32 usage,
-												 dsa_pointer text);
-extern dsa_pointer pgsq_close_entry(PgsqSharedEntry *entry);
-extern bool pgsq_drop_entry(Oid dboid, uint64 objid);
-extern void pgsq_free_all_orphans(void);
+extern PgsqCreateResult pgsq_create_entry(const PgsqKey *key, uint64 objid,
+										  const PgsqCounters *first,
+										  uint32 usage, dsa_pointer text,
+										  PgsqSharedEntry **entry,
+										  uint32 *generation);
+extern dsa_pointer pgsq_drop_locked(int part, PgsqSharedEntry *entry);
+extern bool pgsq_evict_entry(PgsqSharedEntry *entry, uint32 generation,
+							 bool unused);
 extern bool pgsq_restore_entry(const PgsqEntryData *data,
 							   const PgsqRareCounters *rare,
 							   dsa_pointer text);
 
-extern bool pgsq_merge_into_entry(PgsqSharedEntry *entry, const PgsqKey *key,
+extern bool pgsq_merge_into_entry(PgsqSharedEntry *entry, uint32 generation,
+								  const PgsqKey *key,
 								  const PgsqCounters *counters,
 								  TimestampTz counted_for, bool nowait);
 
@@ -704,8 +733,9 @@ extern uint64 pgsq_entry_count(void);
 extern void pgsq_set_entry_count(uint64 count);
 extern uint64 pgsq_created_entries(void);
 extern bool pgsq_reserve_entry(bool plan);
-extern void pgsq_entry_created(uint64 objid);
-extern void pgsq_entry_restored(uint64 objid, bool plan);
+extern void pgsq_entry_created(PgsqSharedEntry *entry, uint32 generation);
+extern void pgsq_entry_restored(PgsqSharedEntry *entry, uint32 generation,
+								bool plan);
 extern void pgsq_entry_not_created(bool plan);
 extern void pgsq_entries_removed(int64 count);
 extern void pgsq_live_entry_added(bool plan);
@@ -717,8 +747,8 @@ extern void pgsq_plans_untracked_reset(void);
 
 extern Size pgsq_ring_shmem_size(uint64 bound);
 extern void pgsq_ring_shmem_startup(uint64 bound);
-extern void pgsq_ring_push(uint64 objid);
-extern bool pgsq_ring_take(uint64 *objid);
+extern void pgsq_ring_push(dsa_pointer entry, uint32 generation);
+extern bool pgsq_ring_take(dsa_pointer *entry, uint32 *generation);
 extern void pgsq_ring_clear(void);
 extern uint64 pgsq_ring_head(void);
 extern uint64 pgsq_ring_tail(void);
@@ -863,24 +893,22 @@ extern char *pgsq_inflight_latest_normalized(int level, int64 queryid,
 
 
 /*----------------------------------------------------------------------
- * Merge (merge.c): this backend's references to shared entries.
+ * Merge (merge.c): what this backend remembers of shared entries, and
+ * their creation.
  *----------------------------------------------------------------------
  */
 
-extern uint32 pgsq_refs_gen;
-extern uint64 pgsq_refs_gen_gc;
-extern uint64 pgsq_refs_gen_drops;
-
-extern PgsqSharedEntry *pgsq_referenced_entry(const PgsqKey *key,
-											  uint64 objid, bool *stale);
+extern PgsqSharedEntry *pgsq_find_or_create_entry(const PgsqKey *key,
+												  uint64 objid,
+												  const PgsqTextSource *src,
+												  uint32 *generation);
 extern bool pgsq_parse_needs_nothing(const PgsqKey *key);
 extern void pgsq_parse_see_entry(const PgsqKey *key, bool text_kept,
 								 const PgsqTextSource *src);
-extern uint32 pgsq_refs_generation_advance(uint64 gc);
 extern bool pgsq_take_parsed_new(const PgsqKey *key,
 								 PgsqTextSource *parsed_src);
 extern void pgsq_create_parsed_new(int from_level);
-extern PgsqSharedEntry *pgsq_lookup_entry(uint64 objid, bool *stale,
+extern PgsqSharedEntry *pgsq_lookup_entry(uint64 objid, uint32 *generation,
 										  bool *missing);
 extern PgsqCreateResult pgsq_create_first(const PgsqKey *key, uint64 objid,
 										  const PgsqCounters *counters,
@@ -890,28 +918,10 @@ extern void pgsq_refuse_pending(const PgsqKey *key, uint64 executions);
 extern void pgsq_plan_refused(void);
 extern void pgsq_refs_reserve_memory(void);
 
-/*
- * The generation of references now (merge.c): advanced first if references
- * may have been freed since the current one began.  A reference found by a
- * lookup made after this call may be used for as long as it returns the
- * same generation; pending.c keeps references of its own by this rule.
- */
-static inline uint32
-pgsq_refs_generation(void)
-{
-	uint64		gc = pg_atomic_read_u64(&pgStatLocal.shmem->gc_request_count);
-
-	if (likely(gc == pgsq_refs_gen_gc &&
-			   pgsq_local_drops == pgsq_refs_gen_drops))
-		return pgsq_refs_gen;
-	return pgsq_refs_generation_advance(gc);
-}
-
 
 /*----------------------------------------------------------------------
  * Pending (pending.c): backend-local pending counters and their flush,
- * counts kept aside while a reference is stale, and executions that
- * ended in an error.
+ * and executions that ended in an error.
  *----------------------------------------------------------------------
  */
 
@@ -954,17 +964,12 @@ extern void pgsq_flush_own_pending(void);
 extern void pgsq_busy_check(void);
 extern void pgsq_pending_reserve_memory(void);
 
-extern void pgsq_park_ready(void);
-extern PgsqCounters *pgsq_park(const PgsqKey *key, const PgsqTextSource *src);
-extern void pgsq_unpark_all(void);
 
-extern PGDLLIMPORT bool pgsq_any_parked;
 extern PGDLLIMPORT int pgsq_busy_countdown;
 
 /*
- * At a statement's end: merge a busy backend's counts about once a second,
- * and set parked counts into their entries once they have waited long
- * enough (pgsq_busy_check).  Inline, as it runs for every statement:
+ * At a statement's end: merge a busy backend's counts about once a second
+ * (pgsq_busy_check).  Inline, as it runs for every statement:
  * mostly a decrement.
  */
 static inline void

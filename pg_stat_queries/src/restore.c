@@ -458,11 +458,7 @@ restore_entries(SaveReader *r, uint64 expected)
 		 */
 		pgsq_state->restore_done = seen;
 		if (created)
-		{
-			pgsq_entry_restored(pgsq_objid(&saved.data.key),
-								pgsq_key_is_plan(&saved.data.key));
 			restored++;
-		}
 		INJECTION_POINT("pg-stat-queries-restored-statement", NULL);
 	}
 	if (!read_bytes(r, &end, sizeof(end)) || end != PGSQ_SAVE_END ||
@@ -953,11 +949,7 @@ pgsq_legacy_convert_entries(void)
 
 		convert_entry(&data, legacy);
 		if (pgsq_restore_entry(&data, NULL, InvalidDsaPointer))
-		{
-			pgsq_entry_restored(pgsq_objid(&data.key),
-								pgsq_key_is_plan(&data.key));
 			converted++;
-		}
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
@@ -978,7 +970,6 @@ give_to_entry(const LegacyKey *legacy_key, dsa_pointer text,
 			  const PgsqRareCounters *rare)
 {
 	PgsqKey		key;
-	PgStatShared_HashEntry *hent;
 	PgsqSharedEntry *entry;
 	dsa_pointer rare_chunk = InvalidDsaPointer;
 
@@ -986,7 +977,7 @@ give_to_entry(const LegacyKey *legacy_key, dsa_pointer text,
 	if (rare != NULL)
 		rare_chunk = pgsq_rare_prepare(rare);
 
-	entry = pgsq_lock_statement_entry(&key, LW_EXCLUSIVE, &hent);
+	entry = pgsq_lock_statement_entry(&key, LW_EXCLUSIVE);
 	if (entry != NULL)
 	{
 		if (DsaPointerIsValid(text) &&
@@ -1002,7 +993,7 @@ give_to_entry(const LegacyKey *legacy_key, dsa_pointer text,
 			pgsq_rare_give(entry, rare_chunk);
 			rare_chunk = InvalidDsaPointer;
 		}
-		pgsq_unlock_statement_entry(entry, hent);
+		pgsq_unlock_statement_entry(entry);
 	}
 	pgsq_text_discard(text);
 	pgsq_rare_discard(rare_chunk);

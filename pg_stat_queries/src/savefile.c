@@ -146,7 +146,7 @@ write_contents(SaveWriter *w)
 	SaveFileHeader header;
 	SaveFileTrailer trailer;
 	SavedInfo	info;
-	dshash_seq_status hstat;
+	PgsqTableScan scan;
 	PgsqSharedEntry *entry;
 	uint64		entries = 0;
 	bool		save_plans;
@@ -185,10 +185,10 @@ write_contents(SaveWriter *w)
 	write_row(w, &info, pgsq_info_columns, pgsq_info_column_count);
 
 	write_columns(w, pgsq_entry_columns, pgsq_entry_column_count);
-	dshash_seq_init(&hstat, pgStatLocal.shared_hash, false);
-	while (!w->failed && (entry = pgsq_scan_next_entry(&hstat)) != NULL)
+	pgsq_table_scan_begin(&scan, LW_SHARED, 0);
+	while (!w->failed && (entry = pgsq_table_scan_next(&scan)) != NULL)
 	{
-		LWLockAcquire(&entry->header.lock, LW_SHARED);
+		LWLockAcquire(&entry->lock, LW_SHARED);
 		if (entry->data.stats_since != 0 &&
 			(save_plans || !pgsq_key_is_plan(&entry->data.key)))
 		{
@@ -196,9 +196,9 @@ write_contents(SaveWriter *w)
 			write_entry(w, entry);
 			entries++;
 		}
-		LWLockRelease(&entry->header.lock);
+		LWLockRelease(&entry->lock);
 	}
-	dshash_seq_term(&hstat);
+	pgsq_table_scan_end(&scan);
 
 	/* the trailer's CRC covers everything before it, its end mark included */
 	write_bytes(w, "X", 1);
@@ -284,13 +284,6 @@ pgsq_savefile_at_startup(void)
 	}
 }
 
-/* pgsq_free_all_orphans, as a guarded step */
-static void
-free_orphans_step(void *arg)
-{
-	pgsq_free_all_orphans();
-}
-
 /* pgsq_savefile_write, as a guarded step */
 static void
 write_step(void *arg)
@@ -301,8 +294,7 @@ write_step(void *arg)
 /*
  * The last flush of statistics of a clean shutdown, in the process about to
  * write PostgreSQL's statistics file (the checkpointer, or a single-user
- * backend): restore what no backend came to restore, free orphaned entries
- * (entries.c; PostgreSQL's file must not see them), write our file.  Each
+ * backend): restore what no backend came to restore, write our file.  Each
  * step runs guarded (pgsq_run_guarded): an error is logged and costs at
  * most our file, never PostgreSQL's, which is written right after.  If the
  * saved statistics could not be restored, their file is left as it is:
@@ -313,7 +305,6 @@ pgsq_savefile_at_shutdown(void)
 {
 	bool		restored = pgsq_restore_saved(true);
 
-	(void) pgsq_run_guarded(free_orphans_step, NULL, "free orphaned entries");
 	if (!restored)
 		ereport(LOG,
 				(errmsg("pg_stat_queries keeps its statistics file \"%s\" as it is, as it could not be restored",

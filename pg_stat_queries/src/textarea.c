@@ -36,9 +36,8 @@
  *
  * An entry's text and text_state are read and written under the entry's
  * lock, except while nobody else can see the entry (being created).  A text
- * is taken away from its entry, closing the entry to texts, before the
- * entry is dropped: the statistics system frees dropped entries without
- * telling us.
+ * is taken away from its entry, closing the entry to texts, as the entry
+ * is dropped, so that no text is given to it after.
  *
  * Across a clean shutdown the texts are saved with their entries (savefile.c).
  *-------------------------------------------------------------------------
@@ -64,13 +63,14 @@ typedef struct TextChunk
  * evicts an entry is the one about to create the next, and a chunk reused
  * costs neither an allocation nor a free, nor their locks.  A sweep
  * evicts several entries at once, so up to
- * PGSQ_SPARE_CHUNKS chunks are kept, of at most PGSQ_SPARE_BYTES in all,
+ * PGSQ_SPARE_CHUNKS chunks are kept (as many as a slice evicts at most,
+ * eviction.c), of at most PGSQ_SPARE_BYTES in all,
  * each reused for a text needing at least half of it; they go back to the
  * area at exit.  So that texts of about the same length fit each other's
  * chunks, small chunks are allocated in steps of PGSQ_SPARE_CHUNK_STEP bytes.
  */
-#define PGSQ_SPARE_CHUNKS 32
-#define PGSQ_SPARE_BYTES 8192
+#define PGSQ_SPARE_CHUNKS PGSQ_SPARE_TEXTS
+#define PGSQ_SPARE_BYTES 16384
 #define PGSQ_SPARE_CHUNK_MAX 2048
 #define PGSQ_SPARE_CHUNK_STEP 64
 
@@ -99,6 +99,7 @@ pgsq_qtext_shmem_init(PgsqSharedState *state, bool found)
 		return;
 
 	state->text_tranche_id = pgsq_new_tranche_id("pg_stat_queries_text");
+	state->entry_tranche_id = pgsq_new_tranche_id("pg_stat_queries_entry");
 	area = dsa_create_in_place(state->text_dsa_place, PGSQ_TEXT_DSA_INIT_SIZE,
 							   state->text_tranche_id, NULL);
 	dsa_pin(area);
@@ -136,6 +137,7 @@ pgsq_qtext_attach(void)
 		return;
 
 	pgsq_register_tranche(pgsq_state->text_tranche_id, "pg_stat_queries_text");
+	pgsq_register_tranche(pgsq_state->entry_tranche_id, "pg_stat_queries_entry");
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	text_area = dsa_attach_in_place(pgsq_state->text_dsa_place, NULL);
 	dsa_pin_mapping(text_area);
@@ -339,30 +341,6 @@ pgsq_text_give_if_none(PgsqSharedEntry *entry, dsa_pointer text)
 }
 
 /*
- * Give the entry of the statement key, referenced by the caller, its text
- * unless it has one, or was closed; otherwise the text is discarded.  The
- * time is read under the entry lock: a reader of changed texts that did not
- * see this one released the lock before.  Returns true if the text was
- * given.
- */
-bool
-pgsq_text_give(PgsqSharedEntry *entry, const PgsqKey *key, dsa_pointer text)
-{
-	bool		given = false;
-
-	if (!DsaPointerIsValid(text))
-		return false;
-	LWLockAcquire(&entry->header.lock, LW_EXCLUSIVE);
-	if (entry->data.stats_since == 0 ||
-		pgsq_key_equals(&entry->data.key, key))
-		given = pgsq_text_give_if_none(entry, text);
-	LWLockRelease(&entry->header.lock);
-	if (!given)
-		pgsq_text_discard(text);
-	return given;
-}
-
-/*
  * Take an entry's text away (InvalidDsaPointer if none) and close it to
  * texts, before it is dropped; entry lock held exclusively.  The caller
  * discards the text once it holds no lock.
@@ -372,7 +350,7 @@ pgsq_text_take(PgsqSharedEntry *entry)
 {
 	dsa_pointer text = InvalidDsaPointer;
 
-	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
+	Assert(LWLockHeldByMeInMode(&entry->lock, LW_EXCLUSIVE));
 
 	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_STORED)
 		text = entry->text;
@@ -382,24 +360,11 @@ pgsq_text_take(PgsqSharedEntry *entry)
 	return text;
 }
 
-/*
- * Open a new life of an entry to texts; entry lock held exclusively.  A
- * text given through an older reference since the entry was reused is the
- * same statement's (same key), and stays.
- */
-void
-pgsq_text_reopen(PgsqSharedEntry *entry)
-{
-	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
-	if (pg_atomic_read_u32(&entry->text_state) == PGSQ_TEXT_CLOSED)
-		pg_atomic_write_u32(&entry->text_state, PGSQ_TEXT_NONE);
-}
-
 /* When an entry's text was stored, 0 if it has none; entry lock held */
 TimestampTz
 pgsq_text_stored_at(PgsqSharedEntry *entry)
 {
-	Assert(LWLockHeldByMe(&entry->header.lock));
+	Assert(LWLockHeldByMe(&entry->lock));
 	if (pg_atomic_read_u32(&entry->text_state) != PGSQ_TEXT_STORED)
 		return 0;
 	pgsq_qtext_attach();
@@ -496,7 +461,7 @@ rare_of(dsa_pointer rare)
 PgsqRareCounters *
 pgsq_rare_for_merge(PgsqSharedEntry *entry, dsa_pointer *spare)
 {
-	Assert(LWLockHeldByMeInMode(&entry->header.lock, LW_EXCLUSIVE));
+	Assert(LWLockHeldByMeInMode(&entry->lock, LW_EXCLUSIVE));
 	if (!DsaPointerIsValid(entry->rare))
 	{
 		if (!DsaPointerIsValid(*spare))
@@ -533,7 +498,7 @@ pgsq_rare_spare_for(PgsqSharedEntry *entry, const PgsqCounters *counts,
 void
 pgsq_rare_copy(PgsqSharedEntry *entry, PgsqRareCounters *out)
 {
-	Assert(LWLockHeldByMe(&entry->header.lock));
+	Assert(LWLockHeldByMe(&entry->lock));
 	if (DsaPointerIsValid(entry->rare))
 		*out = *rare_of(entry->rare);
 	else

@@ -158,8 +158,7 @@ pgsq_saved_text(const char *text, int len, int encoding, bool literal_free)
 char *
 pgsq_fetch_text(const PgsqKey *key, int *len)
 {
-	PgStatShared_HashEntry *hent;
-	PgsqSharedEntry *entry = pgsq_lock_statement_entry(key, LW_SHARED, &hent);
+	PgsqSharedEntry *entry = pgsq_lock_statement_entry(key, LW_SHARED);
 	char	   *text;
 	int			encoding;
 	TimestampTz stored_at;
@@ -168,7 +167,7 @@ pgsq_fetch_text(const PgsqKey *key, int *len)
 		return NULL;
 	text = pgsq_text_copy(entry, len, &encoding, &stored_at);
 
-	pgsq_unlock_statement_entry(entry, hent);
+	pgsq_unlock_statement_entry(entry);
 	return text;
 }
 

@@ -69,6 +69,29 @@ SELECT * FROM pn_show('%pn_inner)') UNION ALL SELECT * FROM pn_show('%pn_outer')
 SELECT count(*) AS literals FROM pg_stat_queries
  WHERE query ~ '(11|12|13|21|22|31|32|41|51|52|61|63|64)';
 
+-- an error making the entry of a statement that did not end first (here
+-- one injected) is that statement's, not the one parsed meanwhile: the
+-- second Parse succeeds, the first statement goes without an entry, and the
+-- second gets one when it runs.  (The injection point's own statements get
+-- their entries, and their plans', first, so that none is made while it
+-- raises errors.)
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS injection_points;
+RESET client_min_messages;
+SELECT injection_points_set_local();
+SELECT injection_points_attach('pg-stat-queries-create-entry', 'notice');
+SELECT injection_points_detach('pg-stat-queries-create-entry');
+SELECT injection_points_attach('pg-stat-queries-create-entry', 'notice');
+SELECT injection_points_detach('pg-stat-queries-create-entry');
+SELECT injection_points_attach('pg-stat-queries-create-entry', 'error');
+SELECT 71, 71, 71, 71, 71, 71, 71, 71 AS pn_err1 \parse pn_e1
+SELECT 72, 72, 72, 72, 72, 72, 72, 72, 72 AS pn_err2 \parse pn_e2
+SELECT injection_points_detach('pg-stat-queries-create-entry');
+\bind_named pn_e2 \g
+SELECT * FROM pn_show('%pn_err_');
+\close_prepared pn_e1
+\close_prepared pn_e2
+
 DROP FUNCTION pn_inner();
 DROP FUNCTION pn_show(text);
 DROP TABLE pn_t;
