@@ -318,12 +318,11 @@ pgsq_drop_locked(int part, PgsqSharedEntry *entry)
 /*
  * Evict the entry found in a slot in a generation, unless it is no longer
  * there, is in use (locked: being merged into), or was used since (usage
- * above zero) when unused is asked: under its partition lock and its own,
- * both exclusive, the one drop of the sweep.  Returns whether it was
- * evicted.
+ * above zero): under its partition lock and its own, both exclusive, the one
+ * drop of the sweep.  Returns whether it was evicted.
  */
 bool
-pgsq_evict_entry(PgsqSharedEntry *entry, uint32 generation, bool unused)
+pgsq_evict_entry(PgsqSharedEntry *entry, uint32 generation)
 {
 	int			part;
 	dsa_pointer taken = InvalidDsaPointer;
@@ -336,7 +335,7 @@ pgsq_evict_entry(PgsqSharedEntry *entry, uint32 generation, bool unused)
 	if (pgsq_entry_is(entry, generation) &&
 		LWLockConditionalAcquire(&entry->lock, LW_EXCLUSIVE))
 	{
-		if (!unused || pg_atomic_read_u32(&entry->usage) == 0)
+		if (pg_atomic_read_u32(&entry->usage) == 0)
 		{
 			taken = pgsq_drop_locked(part, entry);
 			evicted = true;

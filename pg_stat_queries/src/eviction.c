@@ -274,7 +274,7 @@ evict_victim(const Victim *victim)
 
 	/* test/specs/evict_reset.spec: others act right before the drop */
 	INJECTION_POINT("pg-stat-queries-sweep-closed", NULL);
-	if (pgsq_evict_entry(entry, victim->generation, true))
+	if (pgsq_evict_entry(entry, victim->generation))
 		return true;
 	if (pgsq_entry_is(entry, victim->generation))
 		pgsq_ring_push(victim->slot, victim->generation);

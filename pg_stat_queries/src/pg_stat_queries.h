@@ -653,7 +653,6 @@ extern PgsqSharedEntry *pgsq_table_find(uint64 objid, uint32 *generation);
 extern PgsqSharedEntry *pgsq_table_new_slot(int part);
 extern uint32 pgsq_table_link(int part, PgsqSharedEntry *entry, uint64 objid);
 extern void pgsq_table_unlink(int part, PgsqSharedEntry *entry);
-extern uint64 pgsq_table_slots_made(void);
 extern void pgsq_table_scan_begin(PgsqTableScan *scan, LWLockMode mode,
 								  int from);
 extern PgsqSharedEntry *pgsq_table_scan_next(PgsqTableScan *scan);
@@ -688,8 +687,7 @@ extern PgsqCreateResult pgsq_create_entry(const PgsqKey *key, uint64 objid,
 										  PgsqSharedEntry **entry,
 										  uint32 *generation);
 extern dsa_pointer pgsq_drop_locked(int part, PgsqSharedEntry *entry);
-extern bool pgsq_evict_entry(PgsqSharedEntry *entry, uint32 generation,
-							 bool unused);
+extern bool pgsq_evict_entry(PgsqSharedEntry *entry, uint32 generation);
 extern bool pgsq_restore_entry(const PgsqEntryData *data,
 							   const PgsqRareCounters *rare,
 							   dsa_pointer text);

@@ -65,7 +65,6 @@ typedef struct TableShared
 	LWLockPadded *locks;		/* one per partition */
 	slock_t		pool_lock;		/* protects pool and pool_count */
 	int			pool_count;
-	pg_atomic_uint64 slots_made;
 	dsa_pointer pool[PGSQ_POOL_BATCHES];	/* heads of batches of free slots,
 											 * each linked through next */
 	PaddedPartition partitions[PGSQ_TABLE_PARTITIONS];
@@ -93,7 +92,6 @@ pgsq_table_shmem_startup(LWLockPadded *locks)
 	memset(table, 0, pgsq_table_shmem_size());
 	table->locks = locks;
 	SpinLockInit(&table->pool_lock);
-	pg_atomic_init_u64(&table->slots_made, 0);
 	for (int i = 0; i < PGSQ_TABLE_PARTITIONS; i++)
 	{
 		table->partitions[i].p.buckets = InvalidDsaPointer;
@@ -273,7 +271,6 @@ make_batch(void)
 		entry->next = next;
 		next = slot;
 	}
-	pg_atomic_add_fetch_u64(&table->slots_made, PGSQ_SLOT_BATCH);
 	return first;
 }
 
@@ -462,13 +459,6 @@ pgsq_table_unlink(int part, PgsqSharedEntry *entry)
 	p->free_count++;
 	if (p->free_count > PGSQ_PARTITION_FREE_MAX)
 		give_excess(p);
-}
-
-/* Slots made so far, live and free */
-uint64
-pgsq_table_slots_made(void)
-{
-	return pg_atomic_read_u64(&table->slots_made);
 }
 
 /*
